@@ -1,0 +1,40 @@
+# The two commands a newcomer needs: `make run` and `make test`.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: install run test test-postgres lint format clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	@touch $(STAMP)
+
+run: install
+	@mkdir -p var
+	$(VENV)/bin/finplat migrate
+	$(VENV)/bin/finplat demo
+	$(VENV)/bin/finplat serve --host 127.0.0.1 --port 8000
+
+# Runs against the embedded SQLite database unless FINPLAT_TEST_DATABASE_URL names a PostgreSQL
+# server (a fresh database is created on it for the run and dropped afterwards).
+test: install
+	$(PY) -m pytest -q $(PYTEST_ARGS)
+
+test-postgres: install
+	FINPLAT_TEST_DATABASE_URL=postgresql+asyncpg://postgres@127.0.0.1:5432/test $(PY) -m pytest -q $(PYTEST_ARGS)
+
+lint: install
+	$(VENV)/bin/ruff check src tests migrations
+	$(VENV)/bin/ruff format --check src tests migrations
+	$(VENV)/bin/mypy
+
+format: install
+	$(VENV)/bin/ruff format src tests migrations
+	$(VENV)/bin/ruff check --fix src tests migrations
+
+clean:
+	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,167 @@
+"""The application factory: routers, middleware, error handlers and the OpenAPI document."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.openapi.utils import get_openapi
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from finplat import __version__, health
+from finplat.config import Settings, get_settings
+from finplat.db.engine import create_engine, create_session_factory
+from finplat.errors import (
+    ApiError,
+    ErrorBody,
+    MalformedJson,
+    MethodNotAllowed,
+    RouteNotFound,
+    UnsupportedMediaType,
+    ValidationFailed,
+    error_response,
+)
+from finplat.observability import RequestContextMiddleware, configure_logging
+from finplat.tiers.endpoints import router as tiers_router
+from finplat.users.endpoints import router as users_router
+
+API_DESCRIPTION = """\
+finplat: users, KYC, cards, banking and signed webhooks for partner companies, behind one API.
+
+Every `/api/v2` route needs the company API key in the `x-api-key` header. Property names are
+PascalCase. Every error has the same body: `Message`, `Code`, `Status`, `ValidationErrors`
+(field-level, keyed by PascalCase field name) and `Details`.
+"""
+
+_REQUEST_PARTS = {"body", "query", "path", "header", "cookie"}
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or get_settings()
+    configure_logging(settings)
+    engine = create_engine(settings)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        yield
+        await engine.dispose()
+
+    app = FastAPI(
+        title="finplat API",
+        version=__version__,
+        description=API_DESCRIPTION,
+        lifespan=lifespan,
+        generate_unique_id_function=lambda route: route.name,
+    )
+    app.state.settings = settings
+    app.state.engine = engine
+    app.state.session_factory = create_session_factory(engine)
+
+    app.include_router(health.router)
+    app.include_router(users_router)
+    app.include_router(tiers_router)
+
+    _install_error_handlers(app)
+    app.add_middleware(RequestContextMiddleware)
+    app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
+    return app
+
+
+def _field_key(loc: tuple[Any, ...]) -> str:
+    parts = list(loc[1:] if loc and loc[0] in _REQUEST_PARTS else loc)
+    if not parts:
+        return "Body"
+    return ".".join(p[:1].upper() + p[1:] if isinstance(p, str) else str(p) for p in parts)
+
+
+def _message(error: dict[str, Any]) -> str:
+    if error.get("type") == "extra_forbidden":
+        return "Unknown field."
+    if error.get("type") == "missing":
+        return "Field required."
+    message = str(error.get("msg", "Invalid value."))
+    return message.removeprefix("Value error, ")
+
+
+def validation_error(exc: RequestValidationError) -> ApiError:
+    errors = list(exc.errors())
+    for error in errors:
+        if error.get("type") == "json_invalid":
+            reason = (error.get("ctx") or {}).get("error")
+            return MalformedJson(details=str(reason) if reason else None)
+    fields: dict[str, list[str]] = {}
+    for error in errors:
+        fields.setdefault(_field_key(tuple(error.get("loc", ()))), []).append(_message(error))
+    return ValidationFailed(validation_errors=fields)
+
+
+def _body_sent_as_non_json(request: Request, exc: RequestValidationError) -> bool:
+    """A JSON body route got a body it could not read as JSON because of its content type.
+
+    FastAPI then validates the raw bytes, which fails as "not an object" at the body root.
+    """
+    content_type = request.headers.get("content-type", "").lower()
+    if not content_type or "json" in content_type:
+        return False
+    return any(
+        tuple(e.get("loc", ())) == ("body",) and e.get("type") == "model_attributes_type"
+        for e in exc.errors()
+    )
+
+
+def _install_error_handlers(app: FastAPI) -> None:
+    async def on_api_error(_: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, ApiError)
+        return error_response(exc)
+
+    async def on_validation_error(request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, RequestValidationError)
+        if _body_sent_as_non_json(request, exc):
+            return error_response(UnsupportedMediaType())
+        return error_response(validation_error(exc))
+
+    async def on_http_error(_: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, StarletteHTTPException)
+        headers = dict(exc.headers) if exc.headers else None
+        if exc.status_code == 404:
+            return error_response(RouteNotFound(headers=headers))
+        if exc.status_code == 405:
+            return error_response(MethodNotAllowed(headers=headers))
+        return error_response(
+            ApiError(str(exc.detail), status=exc.status_code, code="HTTP_ERROR", headers=headers)
+        )
+
+    app.add_exception_handler(ApiError, on_api_error)
+    app.add_exception_handler(RequestValidationError, on_validation_error)
+    app.add_exception_handler(StarletteHTTPException, on_http_error)
+
+
+def _openapi(app: FastAPI) -> dict[str, Any]:
+    """The generated document, corrected to what the service really answers.
+
+    Request validation fails with 400 and the standard error body, never FastAPI's 422 shape.
+    """
+    if app.openapi_schema:
+        return app.openapi_schema
+    schema = get_openapi(
+        title=app.title, version=app.version, description=app.description, routes=app.routes
+    )
+    error_ref = {"$ref": "#/components/schemas/ErrorBody"}
+    for path_item in schema.get("paths", {}).values():
+        for operation in path_item.values():
+            responses = operation.setdefault("responses", {})
+            if responses.pop("422", None) is not None and "400" not in responses:
+                responses["400"] = {
+                    "description": "Invalid request.",
+                    "content": {"application/json": {"schema": error_ref}},
+                }
+    components = schema.setdefault("components", {}).setdefault("schemas", {})
+    components.pop("HTTPValidationError", None)
+    components.pop("ValidationError", None)
+    components.setdefault("ErrorBody", ErrorBody.model_json_schema())
+    app.openapi_schema = schema
+    return schema

@@ -1,0 +1,1 @@
+"""API keys, the authenticated principal and the route class that enforces both."""

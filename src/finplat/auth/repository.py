@@ -1,0 +1,45 @@
+"""SQL for API keys. Lookup by hash runs before any company is known, so it is not scoped."""
+
+from __future__ import annotations
+
+from sqlalchemy import select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from finplat.auth.models import ApiKey
+from finplat.kit.clock import utcnow
+
+
+async def find_active_by_hash(session: AsyncSession, key_hash: str) -> ApiKey | None:
+    stmt = select(ApiKey).where(ApiKey.key_hash == key_hash, ApiKey.revoked_at.is_(None))
+    return (await session.execute(stmt)).scalar_one_or_none()
+
+
+async def list_for_company(session: AsyncSession, company_id: int) -> list[ApiKey]:
+    stmt = select(ApiKey).where(ApiKey.company_id == company_id).order_by(ApiKey.id)
+    return list((await session.execute(stmt)).scalars())
+
+
+async def revoke(session: AsyncSession, *, company_id: int, key_id: int) -> bool:
+    stmt = (
+        update(ApiKey)
+        .where(
+            ApiKey.company_id == company_id, ApiKey.id == key_id, ApiKey.revoked_at.is_(None)
+        )
+        .values(revoked_at=utcnow(), updated_at=utcnow())
+    )
+    result = await session.execute(stmt)
+    return bool(result.rowcount)  # type: ignore[attr-defined]
+
+
+async def revoke_all_except(session: AsyncSession, *, company_id: int, keep_key_id: int) -> int:
+    stmt = (
+        update(ApiKey)
+        .where(
+            ApiKey.company_id == company_id,
+            ApiKey.id != keep_key_id,
+            ApiKey.revoked_at.is_(None),
+        )
+        .values(revoked_at=utcnow(), updated_at=utcnow())
+    )
+    result = await session.execute(stmt)
+    return int(result.rowcount)  # type: ignore[attr-defined]

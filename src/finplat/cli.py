@@ -1,0 +1,252 @@
+"""The `finplat` command: serve, migrate, companies and keys, and the local demo company."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Annotated, TypeVar
+
+import typer
+import uvicorn
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from finplat.auth.principal import authenticate
+from finplat.companies import service as companies
+from finplat.config import get_settings
+from finplat.db.engine import create_engine, create_session_factory
+from finplat.db.migrate import upgrade_to_head
+from finplat.db.unit_of_work import unit_of_work
+from finplat.errors import ApiError
+
+T = TypeVar("T")
+
+# Pretty tracebacks print local variables, which may hold API keys: never enable them.
+app = typer.Typer(
+    help="finplat: banking-as-a-service platform.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+company_app = typer.Typer(help="Create companies and manage their API keys.", no_args_is_help=True)
+app.add_typer(company_app, name="company")
+
+DEMO_CREDENTIALS = Path("var/demo-credentials.json")
+DEMO_COMPANY_NAME = "Demo Company"
+
+
+def _in_transaction(work: Callable[[AsyncSession], Awaitable[T]]) -> T:
+    """Run `work` in one committed transaction; API errors exit 1 with their message."""
+
+    async def run() -> T:
+        engine = create_engine(get_settings())
+        try:
+            async with unit_of_work(create_session_factory(engine)) as session:
+                return await work(session)
+        finally:
+            await engine.dispose()
+
+    try:
+        return asyncio.run(run())
+    except ApiError as error:
+        typer.echo(f"error: {error.code}: {error.message}", err=True)
+        raise typer.Exit(1) from None
+
+
+@app.command()
+def migrate() -> None:
+    """Apply database migrations up to the newest revision."""
+    upgrade_to_head(get_settings().database_url)
+    typer.echo("database is up to date")
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="Interface to bind.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="TCP port.")] = 8000,
+    workers: Annotated[int, typer.Option(min=1, help="Worker processes.")] = 1,
+) -> None:
+    """Apply migrations, then serve the API."""
+    settings = get_settings()
+    upgrade_to_head(settings.database_url)
+    if settings.is_sqlite and workers > 1:
+        typer.echo("error: several workers need PostgreSQL (set FINPLAT_DATABASE_URL)", err=True)
+        raise typer.Exit(2)
+    uvicorn.run(
+        "finplat.app:create_app",
+        factory=True,
+        host=host,
+        port=port,
+        workers=workers,
+        access_log=False,  # the app writes its own structured access log
+        log_level=settings.log_level.lower(),
+    )
+
+
+@company_app.command("create")
+def company_create(
+    name: Annotated[str, typer.Option("--name", help="The company's name.")],
+    mor: Annotated[bool, typer.Option("--mor", help="Enable Merchant-of-Record.")] = False,
+    webhook_url: Annotated[
+        str | None, typer.Option("--webhook-url", help="Where signed webhooks are sent.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON line.")] = False,
+) -> None:
+    """Create a company with its first API key and webhook secret (both shown only now)."""
+    sandbox = get_settings().sandbox
+
+    async def work(session: AsyncSession) -> companies.CreatedCompany:
+        return await companies.create_company(
+            session, name=name, is_mor=mor, webhook_url=webhook_url, sandbox=sandbox
+        )
+
+    created = _in_transaction(work)
+    result = {
+        "CompanyId": created.company.id,
+        "Name": created.company.name,
+        "IsMor": created.company.is_mor,
+        "WebhookUrl": created.company.webhook_url,
+        "ApiKeyId": created.key.key_id,
+        "ApiKey": created.key.api_key,
+        "WebhookSecret": created.webhook_secret,
+    }
+    if as_json:
+        typer.echo(json.dumps(result))
+        return
+    typer.echo(f"Company {created.company.id} created: {created.company.name}")
+    typer.echo(f"API key (shown once):        {created.key.api_key}")
+    typer.echo(f"Webhook secret (shown once): {created.webhook_secret}")
+
+
+@company_app.command("rotate-key")
+def company_rotate_key(
+    company_id: Annotated[int, typer.Option("--company-id", help="The company.")],
+    revoke_others: Annotated[
+        bool, typer.Option("--revoke-others", help="Revoke every other key of the company.")
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON line.")] = False,
+) -> None:
+    """Issue a new API key. Old keys keep working until revoked, so clients can switch over."""
+    sandbox = get_settings().sandbox
+
+    async def work(session: AsyncSession) -> tuple[companies.IssuedKey, int]:
+        return await companies.rotate_api_key(
+            session, company_id=company_id, sandbox=sandbox, revoke_others=revoke_others
+        )
+
+    issued, revoked = _in_transaction(work)
+    if as_json:
+        typer.echo(
+            json.dumps(
+                {
+                    "CompanyId": company_id,
+                    "ApiKeyId": issued.key_id,
+                    "ApiKey": issued.api_key,
+                    "RevokedKeys": revoked,
+                }
+            )
+        )
+        return
+    typer.echo(f"API key {issued.key_id} (shown once): {issued.api_key}")
+    if revoke_others:
+        typer.echo(f"revoked {revoked} other key(s)")
+
+
+@company_app.command("revoke-key")
+def company_revoke_key(
+    company_id: Annotated[int, typer.Option("--company-id", help="The company.")],
+    key_id: Annotated[int, typer.Option("--key-id", help="The key's id (see list-keys).")],
+) -> None:
+    """Revoke one API key; requests with it get 401 from now on."""
+
+    async def work(session: AsyncSession) -> None:
+        await companies.revoke_api_key(session, company_id=company_id, key_id=key_id)
+
+    _in_transaction(work)
+    typer.echo(f"API key {key_id} revoked")
+
+
+@company_app.command("list-keys")
+def company_list_keys(
+    company_id: Annotated[int, typer.Option("--company-id", help="The company.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON lines.")] = False,
+) -> None:
+    """List a company's keys by id and prefix (never the keys themselves)."""
+
+    async def work(session: AsyncSession) -> list[dict[str, object]]:
+        keys = await companies.list_api_keys(session, company_id=company_id)
+        return [
+            {
+                "ApiKeyId": k.id,
+                "Prefix": k.display_prefix,
+                "CreatedAt": k.created_at.isoformat(),
+                "RevokedAt": k.revoked_at.isoformat() if k.revoked_at else None,
+            }
+            for k in keys
+        ]
+
+    for row in _in_transaction(work):
+        typer.echo(json.dumps(row) if as_json else "  ".join(str(v) for v in row.values()))
+
+
+@app.command()
+def demo(
+    docs_url: Annotated[str, typer.Option(help="Shown to the user.")] = "http://127.0.0.1:8000/docs",
+) -> None:
+    """Make sure a demo company exists and print its API key (local development only).
+
+    The key is kept in var/demo-credentials.json (mode 0600) because the database holds only
+    its hash; if that key no longer works, a new demo company is created.
+    """
+    settings = get_settings()
+    upgrade_to_head(settings.database_url)
+    saved = _read_demo_credentials()
+
+    async def work(session: AsyncSession) -> dict[str, object]:
+        if saved is not None:
+            try:
+                principal = await authenticate(session, str(saved["ApiKey"]))
+                if principal.company_id == saved["CompanyId"]:
+                    return saved
+            except ApiError:
+                pass
+        created = await companies.create_company(
+            session, name=DEMO_COMPANY_NAME, sandbox=settings.sandbox
+        )
+        return {
+            "CompanyId": created.company.id,
+            "ApiKey": created.key.api_key,
+            "WebhookSecret": created.webhook_secret,
+        }
+
+    credentials = _in_transaction(work)
+    if credentials is not saved:
+        _write_demo_credentials(credentials)
+    typer.echo(f"Demo company {credentials['CompanyId']}")
+    typer.echo(f"  API key: {credentials['ApiKey']}")
+    typer.echo(f"  Docs:    {docs_url}")
+    typer.echo(f"  Try:     curl -H 'x-api-key: {credentials['ApiKey']}' {docs_url[:-5]}/api/v2/tiers")
+
+
+def _read_demo_credentials() -> dict[str, object] | None:
+    try:
+        data = json.loads(DEMO_CREDENTIALS.read_text())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) and {"CompanyId", "ApiKey"} <= data.keys() else None
+
+
+def _write_demo_credentials(credentials: dict[str, object]) -> None:
+    DEMO_CREDENTIALS.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(DEMO_CREDENTIALS, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as handle:
+        json.dump(credentials, handle)
+
+
+def main() -> None:
+    try:
+        app()
+    except KeyboardInterrupt:
+        sys.exit(130)

@@ -1,0 +1,1 @@
+"""Companies: the tenants that own everything else."""

@@ -1,0 +1,119 @@
+"""Company provisioning and API key management (operator actions, via the CLI)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from finplat.auth import repository as api_keys_repository
+from finplat.auth.api_keys import display_prefix, hash_api_key, new_api_key, new_webhook_secret
+from finplat.auth.models import ApiKey
+from finplat.companies import repository
+from finplat.companies.models import Company
+from finplat.errors import NotFound, ValidationFailed
+from finplat.tiers import service as tiers
+
+
+@dataclass(frozen=True)
+class IssuedKey:
+    key_id: int
+    api_key: str  # the only time the plain key exists
+
+
+@dataclass(frozen=True)
+class CreatedCompany:
+    company: Company
+    key: IssuedKey
+    webhook_secret: str
+
+
+class CompanyNotFound(NotFound):
+    code = "COMPANY_NOT_FOUND"
+    message = "No company with that id."
+
+
+def validate_webhook_url(url: str) -> str:
+    """An absolute http(s) URL with a host; finer address rules come with webhook delivery."""
+    parts = urlsplit(url.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValidationFailed(
+            "The webhook URL must be an absolute http or https URL.",
+            validation_errors={"WebhookUrl": ["Must be an absolute http(s) URL."]},
+        )
+    return url.strip()
+
+
+async def create_company(
+    session: AsyncSession,
+    *,
+    name: str,
+    is_mor: bool = False,
+    webhook_url: str | None = None,
+    sandbox: bool,
+) -> CreatedCompany:
+    """Create a company with its first API key, a webhook secret and the default tiers."""
+    name = name.strip()
+    if not name or len(name) > 200:
+        raise ValidationFailed(
+            "The company name must be 1 to 200 characters.",
+            validation_errors={"Name": ["Must be 1 to 200 characters."]},
+        )
+    secret = new_webhook_secret()
+    company = await repository.add(
+        session,
+        Company(
+            name=name,
+            is_mor=is_mor,
+            webhook_url=validate_webhook_url(webhook_url) if webhook_url else None,
+            webhook_secret=secret,
+        ),
+    )
+    key = await issue_api_key(session, company_id=company.id, sandbox=sandbox)
+    await tiers.create_default_tiers(session, company_id=company.id)
+    return CreatedCompany(company=company, key=key, webhook_secret=secret)
+
+
+async def issue_api_key(session: AsyncSession, *, company_id: int, sandbox: bool) -> IssuedKey:
+    if await repository.get(session, company_id) is None:
+        raise CompanyNotFound()
+    plain = new_api_key(sandbox=sandbox)
+    key = ApiKey(
+        company_id=company_id, display_prefix=display_prefix(plain), key_hash=hash_api_key(plain)
+    )
+    session.add(key)
+    await session.flush()
+    return IssuedKey(key_id=key.id, api_key=plain)
+
+
+async def rotate_api_key(
+    session: AsyncSession, *, company_id: int, sandbox: bool, revoke_others: bool
+) -> tuple[IssuedKey, int]:
+    """Issue a new key; optionally revoke every other key of the company at the same moment.
+
+    Returns the new key and how many keys were revoked.
+    """
+    issued = await issue_api_key(session, company_id=company_id, sandbox=sandbox)
+    revoked = 0
+    if revoke_others:
+        revoked = await api_keys_repository.revoke_all_except(
+            session, company_id=company_id, keep_key_id=issued.key_id
+        )
+    return issued, revoked
+
+
+class ApiKeyNotFound(NotFound):
+    code = "API_KEY_NOT_FOUND"
+    message = "No active API key with that id for this company."
+
+
+async def revoke_api_key(session: AsyncSession, *, company_id: int, key_id: int) -> None:
+    if not await api_keys_repository.revoke(session, company_id=company_id, key_id=key_id):
+        raise ApiKeyNotFound()
+
+
+async def list_api_keys(session: AsyncSession, *, company_id: int) -> list[ApiKey]:
+    if await repository.get(session, company_id) is None:
+        raise CompanyNotFound()
+    return await api_keys_repository.list_for_company(session, company_id)

@@ -1,0 +1,41 @@
+"""Configuration, read once from `FINPLAT_*` environment variables."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Literal
+
+from pydantic import Field, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///./var/finplat.db"
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="FINPLAT_", extra="ignore")
+
+    database_url: str = DEFAULT_DATABASE_URL
+    # Sandbox providers and the /api/v2/sandbox/ routes; on by default so a clone works offline.
+    sandbox: bool = True
+    # None means "follow the sandbox setting", resolved in the validator below.
+    allow_loopback_webhooks: bool | None = None
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    log_format: Literal["json", "console"] = "json"
+    database_pool_size: int = Field(default=10, ge=1)
+    default_page_size: int = Field(default=20, ge=1)
+    max_page_size: int = Field(default=100, ge=1)
+
+    @model_validator(mode="after")
+    def _resolve_loopback_default(self) -> Settings:
+        if self.allow_loopback_webhooks is None:
+            self.allow_loopback_webhooks = self.sandbox
+        return self
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.database_url.startswith("sqlite")
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()

@@ -1,0 +1,1 @@
+"""Persistence: models base, engine, unit of work and migrations."""

@@ -1,0 +1,60 @@
+"""Engine and session factory for `sqlite+aiosqlite` and `postgresql+asyncpg`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import event
+from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
+
+from finplat.config import Settings
+
+
+def ensure_sqlite_directory(database_url: str) -> None:
+    """SQLite creates the database file but not its folder (./var/ on a fresh clone)."""
+    url = make_url(database_url)
+    if url.get_backend_name() == "sqlite" and url.database and url.database != ":memory:":
+        Path(url.database).parent.mkdir(parents=True, exist_ok=True)
+
+
+def create_engine(settings: Settings) -> AsyncEngine:
+    url = make_url(settings.database_url)
+    # hide_parameters keeps personal data (emails, phones) out of SQL error messages and logs.
+    options: dict[str, Any] = {"hide_parameters": True, "pool_pre_ping": True}
+    if url.get_backend_name() == "sqlite":
+        ensure_sqlite_directory(settings.database_url)
+        engine = create_async_engine(url, **options)
+        _configure_sqlite(engine)
+        return engine
+    options["pool_size"] = settings.database_pool_size
+    options["max_overflow"] = settings.database_pool_size
+    return create_async_engine(url, **options)
+
+
+def _configure_sqlite(engine: AsyncEngine) -> None:
+    """Give SQLite real transactions.
+
+    The sqlite3 driver otherwise begins transactions lazily and breaks SAVEPOINT. We take over
+    BEGIN ourselves and use BEGIN IMMEDIATE: the embedded database then has one writer at a time
+    from the first statement, so a read-then-write can never act on a stale read.
+    """
+
+    @event.listens_for(engine.sync_engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA busy_timeout=10000")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.close()
+
+    @event.listens_for(engine.sync_engine, "begin")
+    def _on_begin(conn: Any) -> None:
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def create_session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
+    return async_sessionmaker(engine, expire_on_commit=False, autoflush=False)

@@ -1,0 +1,163 @@
+"""Typed API errors and the one renderer of the spec's standard error body.
+
+Every error leaves the service as `{Message, Code, Status, ValidationErrors, Details}`; the
+handlers below are the only place that shape is built.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class ErrorBody(BaseModel):
+    """The spec's standard error body."""
+
+    model_config = ConfigDict(
+        title="Error",
+        json_schema_extra={
+            "example": {
+                "Message": "The request has invalid fields.",
+                "Code": "VALIDATION_ERROR",
+                "Status": 400,
+                "ValidationErrors": {"Email": ["Not a valid email address."]},
+                "Details": None,
+            }
+        },
+    )
+
+    Message: str = Field(description="Human-readable explanation, safe to show to an operator.")
+    Code: str = Field(description="Stable machine-readable error code, e.g. `USER_NOT_FOUND`.")
+    Status: int = Field(description="The HTTP status code of the response.")
+    ValidationErrors: dict[str, list[str]] | None = Field(
+        default=None, description="Field-level problems keyed by the PascalCase field name."
+    )
+    Details: str | None = Field(default=None, description="Extra context, such as a request id.")
+
+
+class ApiError(Exception):
+    """Base of every error the API reports on purpose."""
+
+    status: int = 400
+    code: str = "BAD_REQUEST"
+    message: str = "The request could not be processed."
+
+    def __init__(
+        self,
+        message: str | None = None,
+        *,
+        status: int | None = None,
+        code: str | None = None,
+        validation_errors: Mapping[str, Sequence[str]] | None = None,
+        details: str | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        self.message = message or type(self).message
+        self.status = status or type(self).status
+        self.code = code or type(self).code
+        self.validation_errors = (
+            {k: list(v) for k, v in validation_errors.items()} if validation_errors else None
+        )
+        self.details = details
+        self.headers = dict(headers) if headers else None
+        super().__init__(self.message)
+
+    def body(self) -> ErrorBody:
+        return ErrorBody(
+            Message=self.message,
+            Code=self.code,
+            Status=self.status,
+            ValidationErrors=self.validation_errors,
+            Details=self.details,
+        )
+
+
+class ValidationFailed(ApiError):
+    status = 400
+    code = "VALIDATION_ERROR"
+    message = "The request has invalid fields."
+
+
+class MalformedJson(ApiError):
+    status = 400
+    code = "MALFORMED_JSON"
+    message = "The request body is not valid JSON."
+
+
+class Unauthorized(ApiError):
+    status = 401
+    code = "UNAUTHORIZED"
+    message = "A valid API key is required in the x-api-key header."
+
+
+class NotFound(ApiError):
+    status = 404
+    code = "NOT_FOUND"
+    message = "The requested resource does not exist."
+
+
+class RouteNotFound(NotFound):
+    code = "ROUTE_NOT_FOUND"
+    message = "No such route."
+
+
+class MethodNotAllowed(ApiError):
+    status = 405
+    code = "METHOD_NOT_ALLOWED"
+    message = "The method is not allowed on this route."
+
+
+class Conflict(ApiError):
+    status = 409
+    code = "CONFLICT"
+    message = "The request conflicts with the current state."
+
+
+class UnsupportedMediaType(ApiError):
+    status = 415
+    code = "UNSUPPORTED_MEDIA_TYPE"
+    message = "The request body must be application/json."
+
+
+class ServiceUnavailable(ApiError):
+    status = 503
+    code = "SERVICE_UNAVAILABLE"
+    message = "The service is temporarily unavailable."
+
+
+class InternalError(ApiError):
+    status = 500
+    code = "INTERNAL_ERROR"
+    message = "An unexpected error occurred. Quote the request id when contacting support."
+
+
+def error_response(error: ApiError) -> JSONResponse:
+    return JSONResponse(
+        status_code=error.status,
+        content=error.body().model_dump(mode="json"),
+        headers=error.headers,
+    )
+
+
+def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI `responses=` entries for the errors a route can return.
+
+    Every authenticated route can also answer 401 and 500, so those are always included.
+    """
+    descriptions = {
+        400: "Invalid request: validation or a business rule failed.",
+        401: "Missing, unknown or revoked API key.",
+        404: "The resource does not exist for this company.",
+        409: "Conflict with existing state.",
+        413: "Request body too large.",
+        415: "Unsupported media type.",
+        429: "Rate limit exceeded.",
+        500: "Unexpected error; the body carries the request id.",
+        502: "A provider failed.",
+        503: "The service or a provider is temporarily unavailable.",
+    }
+    wanted = sorted({*statuses, 401, 500})
+    return {s: {"model": ErrorBody, "description": descriptions.get(s, "Error.")} for s in wanted}

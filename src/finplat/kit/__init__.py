@@ -1,0 +1,1 @@
+"""Small domain-neutral building blocks: time, pagination, schemas."""

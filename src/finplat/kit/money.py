@@ -1,0 +1,75 @@
+"""Currency exponents and the conversion between API decimals and stored minor units.
+
+`Decimal` at the API edge, integers in the database. An amount with more decimals than its
+currency allows is refused, never rounded.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Annotated, Any
+
+from pydantic import PlainSerializer, WithJsonSchema
+
+# ISO 4217 currencies whose minor unit is not 2, plus the stablecoins the spec names.
+_EXPONENTS: dict[str, int] = {
+    **dict.fromkeys(
+        (
+            "BIF CLP DJF GNF ISK JPY KMF KRW PYG RWF UGX UYI VND VUV XAF XOF XPF"
+        ).split(),
+        0,
+    ),
+    **dict.fromkeys("BHD IQD JOD KWD LYD OMR TND".split(), 3),
+    "CLF": 4,
+    "UYW": 4,
+    "USDC": 6,
+    "USDT": 6,
+}
+DEFAULT_EXPONENT = 2
+
+
+class ExcessPrecision(ValueError):
+    """The amount has more decimal places than the currency allows."""
+
+
+def exponent(currency: str) -> int:
+    return _EXPONENTS.get(currency.upper(), DEFAULT_EXPONENT)
+
+
+def to_minor(amount: Decimal, currency: str) -> int:
+    """Convert a decimal amount to integer minor units, refusing excess precision."""
+    if not amount.is_finite():
+        raise ExcessPrecision(f"{amount} is not a finite amount")
+    scaled = amount.scaleb(exponent(currency))
+    if scaled != scaled.to_integral_value():
+        raise ExcessPrecision(
+            f"{currency.upper()} amounts allow at most {exponent(currency)} decimal places"
+        )
+    return int(scaled)
+
+
+def from_minor(minor: int, currency: str) -> Decimal:
+    """Convert integer minor units to a decimal with exactly the currency's decimal places."""
+    return Decimal(minor).scaleb(-exponent(currency))
+
+
+# Any decimal of at most 15 significant digits survives a trip through an IEEE double and back
+# to its shortest representation unchanged (DBL_DIG = 15), so such amounts can be written as
+# JSON numbers without a float ever changing their value.
+_EXACT_DOUBLE_DIGITS = 15
+
+
+def _amount_for_json(value: Decimal) -> float | int | str:
+    if value == value.to_integral_value() and abs(value) < 10**_EXACT_DOUBLE_DIGITS:
+        return int(value)
+    if len(value.normalize().as_tuple().digits) <= _EXACT_DOUBLE_DIGITS:
+        return float(value)
+    return str(value)  # beyond double precision: exact as a string rather than rounded
+
+
+Amount = Annotated[
+    Decimal,
+    PlainSerializer(_amount_for_json, return_type=Any, when_used="json"),
+    WithJsonSchema({"type": "number"}),
+]
+"""A money amount: a JSON number in requests and responses, a `Decimal` in Python."""

@@ -1,0 +1,1 @@
+"""Provider names and types shared by every domain that talks about providers."""

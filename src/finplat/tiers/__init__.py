@@ -1,0 +1,1 @@
+"""Tiers: product packages that decide which card products and features a user gets."""

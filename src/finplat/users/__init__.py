@@ -1,0 +1,1 @@
+"""Users: the partner's customers, personal or business."""

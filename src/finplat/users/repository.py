@@ -1,0 +1,20 @@
+from __future__ import annotations
+
+from sqlalchemy import Select
+
+from finplat.db.repository import CompanyRepository
+from finplat.users.models import User
+
+
+class UserRepository(CompanyRepository[User]):
+    model = User
+
+    async def find_by_external_id(self, external_user_id: str) -> User | None:
+        stmt = self.scoped().where(User.external_user_id == external_user_id)
+        return (await self.session.execute(stmt)).scalar_one_or_none()
+
+    def listing(self, *, external_user_id: str | None) -> Select[tuple[User]]:
+        stmt = self.scoped()
+        if external_user_id is not None:
+            stmt = stmt.where(User.external_user_id == external_user_id)
+        return stmt.order_by(User.id)

@@ -1,0 +1,106 @@
+"""Users: creation, lookup, listing and tier selection."""
+
+from __future__ import annotations
+
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from finplat.errors import ApiError, Conflict, NotFound
+from finplat.kit.pagination import PageRequest, PageSlice, fetch_page
+from finplat.tiers import service as tiers
+from finplat.users.models import User
+from finplat.users.repository import UserRepository
+from finplat.users.schemas import UserCreate
+
+STATUS_ACTIVE = "ACTIVE"
+KYC_NOT_STARTED = "NOT_STARTED"
+
+
+class UserNotFound(NotFound):
+    code = "USER_NOT_FOUND"
+    message = "No user with that id."
+
+
+class UserAlreadyExists(Conflict):
+    code = "USER_ALREADY_EXISTS"
+    message = "A user with this ExternalUserId already exists."
+
+
+class TierNotActive(ApiError):
+    status = 400
+    code = "TIER_NOT_ACTIVE"
+    message = "The tier is not active and cannot be selected."
+
+
+class TierAccountTypeMismatch(ApiError):
+    status = 400
+    code = "TIER_ACCOUNT_TYPE_MISMATCH"
+    message = "The tier is for a different account type than the user's."
+
+
+async def create_user(session: AsyncSession, *, company_id: int, data: UserCreate) -> User:
+    """Create a user: `Status` ACTIVE, `KycStatus` NOT_STARTED, on the company's default tier
+    for its account type. `ExternalUserId` is unique within the company (409
+    USER_ALREADY_EXISTS)."""
+    repo = UserRepository(session, company_id)
+    if await repo.find_by_external_id(data.ExternalUserId) is not None:
+        raise UserAlreadyExists()
+    tier = await tiers.default_tier(
+        session, company_id=company_id, account_type=data.AccountType
+    )
+    user = User(
+        external_user_id=data.ExternalUserId,
+        email=data.Email,
+        first_name=data.FirstName,
+        last_name=data.LastName,
+        phone=data.Phone,
+        account_type=data.AccountType,
+        date_of_birth=data.DateOfBirth,
+        address=data.Address,
+        city=data.City,
+        country=data.Country,
+        zip_code=data.ZipCode,
+        status=STATUS_ACTIVE,
+        kyc_status=KYC_NOT_STARTED,
+        tier_id=tier.id if tier else None,
+    )
+    try:
+        return await repo.add(user)
+    except IntegrityError:
+        # A concurrent request created the same ExternalUserId between our check and insert.
+        raise UserAlreadyExists() from None
+
+
+async def get_user(session: AsyncSession, *, company_id: int, user_id: int) -> User:
+    """A user of the caller's company; any other id, including another company's, is 404."""
+    user = await UserRepository(session, company_id).get(user_id)
+    if user is None:
+        raise UserNotFound()
+    return user
+
+
+async def list_users(
+    session: AsyncSession,
+    *,
+    company_id: int,
+    page: PageRequest,
+    external_user_id: str | None = None,
+) -> PageSlice[User]:
+    stmt = UserRepository(session, company_id).listing(external_user_id=external_user_id)
+    return await fetch_page(session, stmt, page)
+
+
+async def select_tier(session: AsyncSession, *, company_id: int, user_id: int, tier_id: int) -> User:
+    """Put a user on a tier: the tier must be the company's, active, and for the user's
+    `AccountType`."""
+    user = await get_user(session, company_id=company_id, user_id=user_id)
+    tier = await tiers.get_tier(session, company_id=company_id, tier_id=tier_id)
+    if not tier.is_active:
+        raise TierNotActive()
+    if tier.account_type != user.account_type:
+        raise TierAccountTypeMismatch(
+            f"Tier {tier.id} is for {tier.account_type} users; this user is {user.account_type}."
+        )
+    user.tier_id = tier.id
+    await session.flush()
+    return user

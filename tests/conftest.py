@@ -1,0 +1,144 @@
+"""Test fixtures: a migrated database per run, each test in a rolled-back transaction, and
+HTTP clients through httpx's ASGITransport."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable, Awaitable
+from dataclasses import dataclass
+
+import httpx
+import pytest
+from fastapi import FastAPI
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker
+
+from finplat.app import create_app
+from finplat.companies import service as companies
+from finplat.config import Settings
+from finplat.db.engine import create_engine
+from finplat.db.migrate import upgrade_to_head
+from finplat.kit.clock import reset_clock
+from tests.databases import scratch_database
+
+
+@pytest.fixture(scope="session")
+async def database_url() -> AsyncIterator[str]:
+    async with scratch_database() as url:
+        await asyncio.to_thread(upgrade_to_head, url)
+        yield url
+
+
+@pytest.fixture(scope="session")
+def settings(database_url: str) -> Settings:
+    return Settings(database_url=database_url, sandbox=True, log_format="json")
+
+
+@pytest.fixture(scope="session")
+async def engine(settings: Settings) -> AsyncIterator[AsyncEngine]:
+    engine = create_engine(settings)
+    yield engine
+    await engine.dispose()
+
+
+@pytest.fixture
+async def connection(engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
+    """A connection inside a transaction that is rolled back after the test."""
+    async with engine.connect() as conn:
+        transaction = await conn.begin()
+        try:
+            yield conn
+        finally:
+            await transaction.rollback()
+
+
+@pytest.fixture
+def session_factory(connection: AsyncConnection) -> async_sessionmaker[AsyncSession]:
+    # Each unit of work becomes a SAVEPOINT inside the test's transaction: its commit and
+    # rollback behave as in production, and the test's rollback undoes everything.
+    return async_sessionmaker(
+        bind=connection,
+        expire_on_commit=False,
+        autoflush=False,
+        join_transaction_mode="create_savepoint",
+    )
+
+
+@pytest.fixture
+async def session(
+    session_factory: async_sessionmaker[AsyncSession],
+) -> AsyncIterator[AsyncSession]:
+    async with session_factory() as session:
+        yield session
+
+
+@pytest.fixture
+def app(settings: Settings, session_factory: async_sessionmaker[AsyncSession]) -> FastAPI:
+    app = create_app(settings)
+    app.state.session_factory = session_factory
+    return app
+
+
+@pytest.fixture(autouse=True)
+def _real_clock() -> None:
+    reset_clock()
+
+
+@pytest.fixture
+async def anonymous(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
+    """A client with no API key."""
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://finplat.test") as client:
+        yield client
+
+
+@dataclass
+class Tenant:
+    company_id: int
+    api_key: str
+    api_key_id: int
+    webhook_secret: str
+    client: httpx.AsyncClient
+
+
+TenantFactory = Callable[..., Awaitable[Tenant]]
+
+
+@pytest.fixture
+async def make_tenant(
+    app: FastAPI, session_factory: async_sessionmaker[AsyncSession]
+) -> AsyncIterator[TenantFactory]:
+    """Create companies (with their default tiers) and clients authenticated as them."""
+    clients: list[httpx.AsyncClient] = []
+
+    async def make(name: str = "Acme Ltd") -> Tenant:
+        async with session_factory() as session:
+            created = await companies.create_company(session, name=name, sandbox=True)
+            await session.commit()
+        client = httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=app),
+            base_url="http://finplat.test",
+            headers={"x-api-key": created.key.api_key},
+        )
+        clients.append(client)
+        return Tenant(
+            company_id=created.company.id,
+            api_key=created.key.api_key,
+            api_key_id=created.key.key_id,
+            webhook_secret=created.webhook_secret,
+            client=client,
+        )
+
+    yield make
+    for client in clients:
+        await client.aclose()
+
+
+@pytest.fixture
+async def tenant(make_tenant: TenantFactory) -> Tenant:
+    return await make_tenant()
+
+
+@pytest.fixture
+async def api(tenant: Tenant) -> httpx.AsyncClient:
+    """A client authenticated as a fresh company."""
+    return tenant.client
