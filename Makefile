@@ -22,7 +22,7 @@ run: install
 # Runs against the embedded SQLite database unless FINPLAT_TEST_DATABASE_URL names a PostgreSQL
 # server (a fresh database is created on it for the run and dropped afterwards).
 test: install
-	$(PY) -m pytest -q $(PYTEST_ARGS)
+	FINPLAT_TEST_DATABASE_URL=$(FINPLAT_TEST_DATABASE_URL) $(PY) -m pytest -q $(PYTEST_ARGS)
 
 test-postgres: install
 	FINPLAT_TEST_DATABASE_URL=postgresql+asyncpg://postgres@127.0.0.1:5432/test $(PY) -m pytest -q $(PYTEST_ARGS)

@@ -4,7 +4,7 @@ HTTP clients through httpx's ASGITransport."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Awaitable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 
 import httpx

@@ -40,8 +40,11 @@ DEMO_COMPANY_NAME = "Demo Company"
 def _in_transaction(work: Callable[[AsyncSession], Awaitable[T]]) -> T:
     """Run `work` in one committed transaction; API errors exit 1 with their message."""
 
+    settings = get_settings()
+    upgrade_to_head(settings.database_url)
+
     async def run() -> T:
-        engine = create_engine(get_settings())
+        engine = create_engine(settings)
         try:
             async with unit_of_work(create_session_factory(engine)) as session:
                 return await work(session)
@@ -193,7 +196,9 @@ def company_list_keys(
 
 @app.command()
 def demo(
-    docs_url: Annotated[str, typer.Option(help="Shown to the user.")] = "http://127.0.0.1:8000/docs",
+    docs_url: Annotated[
+        str, typer.Option(help="Shown to the user.")
+    ] = "http://127.0.0.1:8000/docs",
 ) -> None:
     """Make sure a demo company exists and print its API key (local development only).
 
@@ -201,7 +206,6 @@ def demo(
     its hash; if that key no longer works, a new demo company is created.
     """
     settings = get_settings()
-    upgrade_to_head(settings.database_url)
     saved = _read_demo_credentials()
 
     async def work(session: AsyncSession) -> dict[str, object]:
@@ -227,7 +231,9 @@ def demo(
     typer.echo(f"Demo company {credentials['CompanyId']}")
     typer.echo(f"  API key: {credentials['ApiKey']}")
     typer.echo(f"  Docs:    {docs_url}")
-    typer.echo(f"  Try:     curl -H 'x-api-key: {credentials['ApiKey']}' {docs_url[:-5]}/api/v2/tiers")
+    typer.echo(
+        f"  Try:     curl -H 'x-api-key: {credentials['ApiKey']}' {docs_url[:-5]}/api/v2/tiers"
+    )
 
 
 def _read_demo_credentials() -> dict[str, object] | None:

@@ -7,7 +7,7 @@ to the session before any query runs, and the transaction commits before the res
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request, Response, Security
@@ -31,7 +31,7 @@ api_key_scheme = APIKeyHeader(
 
 
 class AuthenticatedRoute(APIRoute):
-    def get_route_handler(self) -> Callable[[Request], Awaitable[Response]]:
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handler = super().get_route_handler()
 
         async def authenticated_handler(request: Request) -> Response:

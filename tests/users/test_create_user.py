@@ -37,9 +37,7 @@ async def test_created_user_gets_the_default_tier_of_its_account_type(
     api: httpx.AsyncClient,
 ) -> None:
     tiers = (await api.get("/api/v2/tiers")).json()["Tiers"]
-    default_business = next(
-        t for t in tiers if t["AccountType"] == "business" and t["IsDefault"]
-    )
+    default_business = next(t for t in tiers if t["AccountType"] == "business" and t["IsDefault"])
     body = (await create(api, AccountType="business")).json()
     assert body["TierId"] == default_business["Id"]
 
@@ -69,7 +67,9 @@ async def test_invalid_email_is_rejected(api: httpx.AsyncClient, email: str) -> 
     assert_invalid_field(await create(api, Email=email), "Email")
 
 
-@pytest.mark.parametrize("phone", ["07911123456", "+44 7911 123456", "+4479", "+999123456789", "phone"])
+@pytest.mark.parametrize(
+    "phone", ["07911123456", "+44 7911 123456", "+4479", "+999123456789", "phone"]
+)
 async def test_phone_not_in_valid_e164_is_rejected(api: httpx.AsyncClient, phone: str) -> None:
     assert_invalid_field(await create(api, Phone=phone), "Phone")
 
@@ -81,7 +81,9 @@ async def test_valid_e164_phone_is_accepted(api: httpx.AsyncClient) -> None:
 
 
 @pytest.mark.parametrize("dob", ["17/05/1990", "1990-5-17", "1990-02-30", "19900517", 19900517])
-async def test_date_of_birth_not_yyyy_mm_dd_is_rejected(api: httpx.AsyncClient, dob: object) -> None:
+async def test_date_of_birth_not_yyyy_mm_dd_is_rejected(
+    api: httpx.AsyncClient, dob: object
+) -> None:
     assert_invalid_field(await create(api, DateOfBirth=dob), "DateOfBirth")
 
 
@@ -113,8 +115,17 @@ async def test_account_type_other_than_personal_or_business_is_rejected(
 
 
 @pytest.mark.parametrize(
-    "field", ["Email", "FirstName", "LastName", "Phone", "ExternalUserId", "AccountType",
-              "DateOfBirth", "Country"]
+    "field",
+    [
+        "Email",
+        "FirstName",
+        "LastName",
+        "Phone",
+        "ExternalUserId",
+        "AccountType",
+        "DateOfBirth",
+        "Country",
+    ],
 )
 async def test_required_field_missing_is_rejected(api: httpx.AsyncClient, field: str) -> None:
     response = await api.post("/api/v2/users", json=user_payload(**{field: ...}))

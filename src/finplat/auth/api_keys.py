@@ -15,7 +15,7 @@ _RANDOM_CHARS = 43  # 43 base62 characters carry just over 256 bits.
 
 LIVE_KEY_PREFIX = "fp_live_"
 TEST_KEY_PREFIX = "fp_test_"
-WEBHOOK_SECRET_PREFIX = "whsec_"
+WEBHOOK_SECRET_PREFIX = "whsec_"  # noqa: S105 - a prefix, not a secret
 DISPLAY_PREFIX_LENGTH = 12
 
 

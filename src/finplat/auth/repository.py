@@ -22,9 +22,7 @@ async def list_for_company(session: AsyncSession, company_id: int) -> list[ApiKe
 async def revoke(session: AsyncSession, *, company_id: int, key_id: int) -> bool:
     stmt = (
         update(ApiKey)
-        .where(
-            ApiKey.company_id == company_id, ApiKey.id == key_id, ApiKey.revoked_at.is_(None)
-        )
+        .where(ApiKey.company_id == company_id, ApiKey.id == key_id, ApiKey.revoked_at.is_(None))
         .values(revoked_at=utcnow(), updated_at=utcnow())
     )
     result = await session.execute(stmt)

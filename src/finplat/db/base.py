@@ -41,7 +41,7 @@ class CompanyOwned:
     """
 
     @declared_attr
-    def company_id(cls) -> Mapped[int]:  # noqa: N805 - SQLAlchemy declared_attr convention
+    def company_id(cls) -> Mapped[int]:
         return mapped_column(
             BigIntId, ForeignKey("companies.id", ondelete="CASCADE"), index=True, nullable=False
         )

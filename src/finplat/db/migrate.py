@@ -21,9 +21,7 @@ def migrations_dir() -> Path:
 def alembic_config(database_url: str) -> Config:
     config = Config()
     config.set_main_option("script_location", str(migrations_dir()))
-    config.set_main_option(
-        "file_template", "%%(year)d-%%(month).2d-%%(day).2d_%%(slug)s"
-    )
+    config.set_main_option("file_template", "%%(year)d-%%(month).2d-%%(day).2d_%%(slug)s")
     config.attributes["database_url"] = database_url
     return config
 

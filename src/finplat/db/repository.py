@@ -25,7 +25,7 @@ class CompanyRepository(Generic[ModelT]):
         self.session = session
         self.company_id = company_id
 
-    def scoped(self) -> Select[tuple[ModelT]]:
+    def scoped(self) -> Select[ModelT]:
         return select(self.model).where(self.model.company_id == self.company_id)
 
     async def get(self, object_id: int) -> ModelT | None:

@@ -12,14 +12,11 @@ from typing import Annotated, Any
 from pydantic import PlainSerializer, WithJsonSchema
 
 # ISO 4217 currencies whose minor unit is not 2, plus the stablecoins the spec names.
+_ZERO_DECIMAL = "BIF CLP DJF GNF ISK JPY KMF KRW PYG RWF UGX UYI VND VUV XAF XOF XPF"
+_THREE_DECIMAL = "BHD IQD JOD KWD LYD OMR TND"
 _EXPONENTS: dict[str, int] = {
-    **dict.fromkeys(
-        (
-            "BIF CLP DJF GNF ISK JPY KMF KRW PYG RWF UGX UYI VND VUV XAF XOF XPF"
-        ).split(),
-        0,
-    ),
-    **dict.fromkeys("BHD IQD JOD KWD LYD OMR TND".split(), 3),
+    **dict.fromkeys(_ZERO_DECIMAL.split(), 0),
+    **dict.fromkeys(_THREE_DECIMAL.split(), 3),
     "CLF": 4,
     "UYW": 4,
     "USDC": 6,

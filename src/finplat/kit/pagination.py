@@ -66,7 +66,7 @@ class PageSlice(Generic[RowT]):
 
 
 async def fetch_page(
-    session: AsyncSession, stmt: Select[tuple[RowT]], request: PageRequest
+    session: AsyncSession, stmt: Select[RowT], request: PageRequest
 ) -> PageSlice[RowT]:
     """Run an ordered statement for one page; one extra row tells whether more exist."""
     limited = stmt.offset(request.offset).limit(request.page_size + 1)

@@ -3,8 +3,8 @@ from __future__ import annotations
 from fastapi import status
 
 from finplat.errors import error_responses
-from finplat.routing import CurrentPrincipal, DbSession, api_router
 from finplat.kit.schemas import TierIdPath
+from finplat.routing import CurrentPrincipal, DbSession, api_router
 from finplat.tiers import service
 from finplat.tiers.schemas import CardProductResponse, CardTierResponse, TierList, TierResponse
 
@@ -33,9 +33,7 @@ async def list_tiers(session: DbSession, principal: CurrentPrincipal) -> TierLis
 async def card_tier(
     tierId: TierIdPath, session: DbSession, principal: CurrentPrincipal
 ) -> CardTierResponse:
-    products = await service.card_products(
-        session, company_id=principal.company_id, tier_id=tierId
-    )
+    products = await service.card_products(session, company_id=principal.company_id, tier_id=tierId)
     return CardTierResponse(
         TierId=tierId, CardProducts=[CardProductResponse.of(p) for p in products]
     )

@@ -14,7 +14,7 @@ class TierRepository(CompanyRepository[Tier]):
         return list((await self.session.execute(stmt)).scalars())
 
     async def default_for(self, account_type: str) -> Tier | None:
-        stmt: Select[tuple[Tier]] = (
+        stmt: Select[Tier] = (
             self.scoped()
             .where(Tier.account_type == account_type, Tier.is_default, Tier.is_active)
             .order_by(Tier.tier_level, Tier.id)

@@ -35,7 +35,7 @@ class TierResponse(ResponseModel):
             Name=tier.name,
             Description=tier.description,
             TierLevel=tier.tier_level,
-            AccountType=tier.account_type,  # type: ignore[arg-type]
+            AccountType=tier.account_type,
             MonthlyFee=from_minor(tier.monthly_fee_minor, tier.fee_currency),
             YearlyFee=from_minor(tier.yearly_fee_minor, tier.fee_currency),
             Features=list(tier.features),
@@ -57,7 +57,9 @@ class CardProductResponse(ResponseModel):
     Name: str
     CardType: Literal["VIRTUAL", "PHYSICAL"]
     Provider: BankProvider
-    ProviderType: names.ProviderType = Field(description="1 = cardprov, 2 = bankprov, 3 = switchprov.")
+    ProviderType: names.ProviderType = Field(
+        description="1 = cardprov, 2 = bankprov, 3 = switchprov."
+    )
     Currency: str
 
     @classmethod
@@ -66,7 +68,7 @@ class CardProductResponse(ResponseModel):
         return cls(
             CardTypeId=product.id,
             Name=product.name,
-            CardType=product.card_type,  # type: ignore[arg-type]
+            CardType=product.card_type,
             Provider=provider,
             ProviderType=provider_type(provider),
             Currency=product.currency,

@@ -13,7 +13,7 @@ class UserRepository(CompanyRepository[User]):
         stmt = self.scoped().where(User.external_user_id == external_user_id)
         return (await self.session.execute(stmt)).scalar_one_or_none()
 
-    def listing(self, *, external_user_id: str | None) -> Select[tuple[User]]:
+    def listing(self, *, external_user_id: str | None) -> Select[User]:
         stmt = self.scoped()
         if external_user_id is not None:
             stmt = stmt.where(User.external_user_id == external_user_id)

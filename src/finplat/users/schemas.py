@@ -44,7 +44,9 @@ class UserCreate(RequestModel):
         description="The caller's stable customer id (not an address that may change); "
         "unique within the company.",
     )
-    AccountType: AccountTypeValue = Field(description="Send it explicitly: `personal` or `business`.")
+    AccountType: AccountTypeValue = Field(
+        description="Send it explicitly: `personal` or `business`."
+    )
     DateOfBirth: BirthDate
     Address: str | None = Field(default=None, max_length=200)
     City: str | None = Field(default=None, max_length=100)
@@ -92,7 +94,7 @@ class UserResponse(ResponseModel):
             ZipCode=user.zip_code,
             Status=user.status,
             KycStatus=user.kyc_status,
-            AccountType=user.account_type,  # type: ignore[arg-type]
+            AccountType=user.account_type,
             TierId=user.tier_id,
             CompanyId=user.company_id,
             CreatedAt=user.created_at,

@@ -45,9 +45,7 @@ async def create_user(session: AsyncSession, *, company_id: int, data: UserCreat
     repo = UserRepository(session, company_id)
     if await repo.find_by_external_id(data.ExternalUserId) is not None:
         raise UserAlreadyExists()
-    tier = await tiers.default_tier(
-        session, company_id=company_id, account_type=data.AccountType
-    )
+    tier = await tiers.default_tier(session, company_id=company_id, account_type=data.AccountType)
     user = User(
         external_user_id=data.ExternalUserId,
         email=data.Email,
@@ -90,7 +88,9 @@ async def list_users(
     return await fetch_page(session, stmt, page)
 
 
-async def select_tier(session: AsyncSession, *, company_id: int, user_id: int, tier_id: int) -> User:
+async def select_tier(
+    session: AsyncSession, *, company_id: int, user_id: int, tier_id: int
+) -> User:
     """Put a user on a tier: the tier must be the company's, active, and for the user's
     `AccountType`."""
     user = await get_user(session, company_id=company_id, user_id=user_id)

@@ -1,0 +1,71 @@
+"""The OpenAPI document describes every route, its auth and its errors, in PascalCase."""
+
+from __future__ import annotations
+
+import re
+
+import httpx
+from fastapi import FastAPI
+from fastapi.routing import APIRoute
+
+PASCAL = re.compile(r"^[A-Z][A-Za-z0-9]*$")
+
+
+async def openapi(anonymous: httpx.AsyncClient) -> dict:  # type: ignore[type-arg]
+    response = await anonymous.get("/openapi.json")
+    assert response.status_code == 200
+    return response.json()  # type: ignore[no-any-return]
+
+
+async def test_docs_page_is_served(anonymous: httpx.AsyncClient) -> None:
+    response = await anonymous.get("/docs")
+    assert response.status_code == 200
+    assert "swagger" in response.text.lower()
+
+
+async def test_every_route_is_documented(app: FastAPI, anonymous: httpx.AsyncClient) -> None:
+    paths = (await openapi(anonymous))["paths"]
+    for route in app.routes:
+        if isinstance(route, APIRoute) and route.include_in_schema:
+            for method in route.methods or ():
+                assert method.lower() in paths.get(route.path, {}), (method, route.path)
+
+
+async def test_api_routes_declare_the_api_key_scheme(anonymous: httpx.AsyncClient) -> None:
+    document = await openapi(anonymous)
+    scheme = document["components"]["securitySchemes"]["ApiKey"]
+    assert scheme == {**scheme, "type": "apiKey", "in": "header", "name": "x-api-key"}
+    for path, item in document["paths"].items():
+        for operation in item.values():
+            if path.startswith("/api/v2"):
+                assert {"ApiKey": []} in operation.get("security", []), path
+
+
+async def test_every_api_operation_documents_its_errors(anonymous: httpx.AsyncClient) -> None:
+    document = await openapi(anonymous)
+    for path, item in document["paths"].items():
+        if not path.startswith("/api/v2"):
+            continue
+        for operation in item.values():
+            responses = operation["responses"]
+            assert "422" not in responses, path
+            for status in ("401", "500"):
+                schema = responses[status]["content"]["application/json"]["schema"]
+                assert schema == {"$ref": "#/components/schemas/ErrorBody"}
+            if operation.get("parameters") or operation.get("requestBody"):
+                assert "400" in responses, path
+
+
+async def test_schemas_and_properties_are_pascal_case(anonymous: httpx.AsyncClient) -> None:
+    schemas = (await openapi(anonymous))["components"]["schemas"]
+    assert "HTTPValidationError" not in schemas
+    for name, schema in schemas.items():
+        assert PASCAL.match(name), name
+        for prop in schema.get("properties", {}):
+            assert PASCAL.match(prop), (name, prop)
+
+
+async def test_request_bodies_carry_examples(anonymous: httpx.AsyncClient) -> None:
+    schemas = (await openapi(anonymous))["components"]["schemas"]
+    assert schemas["UserCreate"]["example"]["AccountType"] == "personal"
+    assert "example" in schemas["ErrorBody"]
