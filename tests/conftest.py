@@ -18,6 +18,7 @@ from finplat.config import Settings
 from finplat.db.engine import create_engine
 from finplat.db.migrate import upgrade_to_head
 from finplat.kit.clock import reset_clock
+from finplat.providers.registry import build_providers
 from tests.databases import scratch_database
 
 
@@ -75,6 +76,7 @@ async def session(
 def app(settings: Settings, session_factory: async_sessionmaker[AsyncSession]) -> FastAPI:
     app = create_app(settings)
     app.state.session_factory = session_factory
+    app.state.providers = build_providers(settings, session_factory)
     return app
 
 

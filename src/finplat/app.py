@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -13,6 +14,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from finplat import __version__, health
+from finplat.companies.endpoints import router as company_router
 from finplat.config import Settings, get_settings
 from finplat.db.engine import create_engine, create_session_factory
 from finplat.errors import (
@@ -25,7 +27,11 @@ from finplat.errors import (
     ValidationFailed,
     error_response,
 )
+from finplat.events.endpoints import router as events_router
+from finplat.jobs import run_background
 from finplat.observability import RequestContextMiddleware, configure_logging
+from finplat.providers.registry import build_providers
+from finplat.sandbox.endpoints import router as sandbox_router
 from finplat.tiers.endpoints import router as tiers_router
 from finplat.users.endpoints import router as users_router
 
@@ -44,11 +50,23 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
     configure_logging(settings)
     engine = create_engine(settings)
+    session_factory = create_session_factory(engine)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        yield
-        await engine.dispose()
+        stop = asyncio.Event()
+        background = (
+            asyncio.create_task(run_background(settings, session_factory, stop))
+            if settings.run_background_jobs
+            else None
+        )
+        try:
+            yield
+        finally:
+            stop.set()
+            if background is not None:
+                await background
+            await engine.dispose()
 
     app = FastAPI(
         title="finplat API",
@@ -59,11 +77,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     app.state.engine = engine
-    app.state.session_factory = create_session_factory(engine)
+    app.state.session_factory = session_factory
+    app.state.providers = build_providers(settings, session_factory)
 
     app.include_router(health.router)
     app.include_router(users_router)
     app.include_router(tiers_router)
+    app.include_router(company_router)
+    app.include_router(events_router)
+    if settings.sandbox:
+        app.include_router(sandbox_router)
 
     _install_error_handlers(app)
     app.add_middleware(RequestContextMiddleware)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import signal
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -21,6 +22,9 @@ from finplat.db.engine import create_engine, create_session_factory
 from finplat.db.migrate import upgrade_to_head
 from finplat.db.unit_of_work import unit_of_work
 from finplat.errors import ApiError
+from finplat.jobs import run_background
+from finplat.ledger.verification import VerificationReport, verify
+from finplat.observability import configure_logging
 
 T = TypeVar("T")
 
@@ -32,6 +36,8 @@ app = typer.Typer(
 )
 company_app = typer.Typer(help="Create companies and manage their API keys.", no_args_is_help=True)
 app.add_typer(company_app, name="company")
+ledger_app = typer.Typer(help="Inspect the ledger.", no_args_is_help=True)
+app.add_typer(ledger_app, name="ledger")
 
 DEMO_CREDENTIALS = Path("var/demo-credentials.json")
 DEMO_COMPANY_NAME = "Demo Company"
@@ -70,8 +76,14 @@ def serve(
     host: Annotated[str, typer.Option(help="Interface to bind.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="TCP port.")] = 8000,
     workers: Annotated[int, typer.Option(min=1, help="Worker processes.")] = 1,
+    no_worker: Annotated[
+        bool, typer.Option("--no-worker", help="Leave webhooks and jobs to `finplat worker`.")
+    ] = False,
 ) -> None:
-    """Apply migrations, then serve the API."""
+    """Apply migrations, then serve the API (with the webhook worker in-process)."""
+    if no_worker:
+        os.environ["FINPLAT_RUN_BACKGROUND_JOBS"] = "false"
+        get_settings.cache_clear()
     settings = get_settings()
     upgrade_to_head(settings.database_url)
     if settings.is_sqlite and workers > 1:
@@ -86,6 +98,40 @@ def serve(
         access_log=False,  # the app writes its own structured access log
         log_level=settings.log_level.lower(),
     )
+
+
+@app.command()
+def worker() -> None:
+    """Deliver webhooks and run maintenance jobs until stopped (SIGTERM or Ctrl-C)."""
+    settings = get_settings()
+    upgrade_to_head(settings.database_url)
+    configure_logging(settings)
+
+    async def run() -> None:
+        engine = create_engine(settings)
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(signum, stop.set)
+        try:
+            await run_background(settings, create_session_factory(engine), stop)
+        finally:
+            await engine.dispose()
+
+    asyncio.run(run())
+
+
+@ledger_app.command("verify")
+def ledger_verify() -> None:
+    """Check the ledger from its entries; exit 1 on any discrepancy."""
+
+    async def work(session: AsyncSession) -> VerificationReport:
+        return await verify(session)
+
+    report = _in_transaction(work)
+    typer.echo(report.summary())
+    if not report.ok:
+        raise typer.Exit(1)
 
 
 @company_app.command("create")

@@ -24,6 +24,20 @@ class Settings(BaseSettings):
     database_pool_size: int = Field(default=10, ge=1)
     default_page_size: int = Field(default=20, ge=1)
     max_page_size: int = Field(default=100, ge=1)
+    # Idempotency: how long a running request owns its key before a retry may take over, and
+    # how long a concurrent duplicate waits for the first request before answering 409.
+    idempotency_lease_seconds: float = Field(default=30.0, gt=0)
+    idempotency_wait_seconds: float = Field(default=10.0, ge=0)
+    # Webhook delivery worker.
+    webhook_timeout_seconds: float = Field(default=10.0, gt=0)
+    webhook_lease_seconds: float = Field(default=60.0, gt=0)
+    webhook_batch_size: int = Field(default=50, ge=1)
+    webhook_poll_seconds: float = Field(default=1.0, gt=0)
+    # Run the webhook worker and maintenance jobs inside the API process (`serve --no-worker`
+    # turns this off when dedicated `finplat worker` processes do the work).
+    run_background_jobs: bool = True
+    # Simulated latency of sandbox provider calls, in milliseconds.
+    sandbox_latency_ms: int = Field(default=0, ge=0)
 
     @model_validator(mode="after")
     def _resolve_loopback_default(self) -> Settings:

@@ -13,11 +13,14 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Request, Response, Security
 from fastapi.routing import APIRoute
 from fastapi.security import APIKeyHeader
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from finplat.auth.principal import Principal, authenticate
 from finplat.db.tenancy import bind_company
 from finplat.db.unit_of_work import unit_of_work
+from finplat.errors import ApiError, error_response
+from finplat.idempotency import service as idempotency
+from finplat.idempotency.http import RequestClaim
 
 API_KEY_HEADER = "x-api-key"
 
@@ -35,15 +38,75 @@ class AuthenticatedRoute(APIRoute):
         handler = super().get_route_handler()
 
         async def authenticated_handler(request: Request) -> Response:
-            async with unit_of_work(request.app.state.session_factory) as session:
-                principal = await authenticate(session, request.headers.get(API_KEY_HEADER))
-                bind_company(session, principal.company_id)
-                request.state.session = session
-                request.state.principal = principal
-                request.state.company_id = principal.company_id
-                return await handler(request)
+            factory: async_sessionmaker[AsyncSession] = request.app.state.session_factory
+            try:
+                async with unit_of_work(factory) as session:
+                    principal = await authenticate(session, request.headers.get(API_KEY_HEADER))
+                    bind_company(session, principal.company_id)
+                    request.state.session = session
+                    request.state.principal = principal
+                    request.state.company_id = principal.company_id
+                    response = await handler(request)
+                    held = _held_claim(request)
+                    if held is not None:
+                        # Same transaction as the operation's last effect.
+                        await idempotency.complete(
+                            session,
+                            held.claim,
+                            status=response.status_code,
+                            body=bytes(response.body),
+                            content_type=response.media_type or "application/json",
+                        )
+                    return response
+            except idempotency.StoredResponse as stored:
+                return Response(
+                    stored.body,
+                    status_code=stored.status,
+                    media_type=stored.content_type,
+                    headers={"Idempotent-Replayed": "true"},
+                )
+            except ApiError as error:
+                await _settle_claim_after_error(request, factory, error)
+                raise
+            except Exception:
+                await _settle_claim_after_error(request, factory, None)
+                raise
 
         return authenticated_handler
+
+
+def _held_claim(request: Request) -> RequestClaim | None:
+    held: RequestClaim | None = getattr(request.state, "idempotency", None)
+    return held
+
+
+def _is_final(error: ApiError) -> bool:
+    """Business errors are the operation's answer; technical ones (5xx) and a busy key are
+    not, so a retry may still succeed."""
+    return error.status < 500 and error.code != idempotency.IdempotencyKeyInUse.code
+
+
+async def _settle_claim_after_error(
+    request: Request, factory: async_sessionmaker[AsyncSession], error: ApiError | None
+) -> None:
+    held = _held_claim(request)
+    if held is None:
+        return
+    if error is not None and _is_final(error):
+        rendered = error_response(error)
+        await idempotency.store_failure(
+            factory,
+            held.claim,
+            scope=idempotency.REQUEST_SCOPE,
+            fingerprint_=held.fingerprint,
+            method=held.method,
+            path=held.path,
+            status=rendered.status_code,
+            body=bytes(rendered.body),
+            content_type=rendered.media_type or "application/json",
+        )
+    else:
+        await idempotency.release(factory, held.claim)
 
 
 def api_router(**kwargs: Any) -> APIRouter:

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
-from finplat.kit.money import Amount, ExcessPrecision, exponent, from_minor, to_minor
+from finplat.kit.money import DecimalAmount, ExcessPrecision, exponent, from_minor, to_minor
 
 
 def test_exponents_follow_iso_4217_and_stablecoins() -> None:
@@ -38,7 +38,7 @@ def test_minor_units_round_trip_exactly(minor: int, currency: str) -> None:
 
 
 class _Wire(BaseModel):
-    Value: Amount
+    Value: DecimalAmount
 
 
 @given(st.integers(min_value=-(10**13), max_value=10**13), st.sampled_from([0, 2, 6]))

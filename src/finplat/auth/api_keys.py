@@ -6,6 +6,7 @@ low-entropy password to brute-force); the plain key exists only in the creation 
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import secrets
 import string
@@ -28,7 +29,9 @@ def new_api_key(*, sandbox: bool) -> str:
 
 
 def new_webhook_secret() -> str:
-    return WEBHOOK_SECRET_PREFIX + _random_token()
+    """`whsec_` + base64 of 32 random bytes: the Standard Webhooks secret format, so receivers
+    can verify with the standard libraries as well as with `X-Service-Signature`."""
+    return WEBHOOK_SECRET_PREFIX + base64.b64encode(secrets.token_bytes(32)).decode()
 
 
 def hash_api_key(key: str) -> str:

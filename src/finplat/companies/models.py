@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from datetime import datetime
+
 from sqlalchemy import Boolean, String
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -15,3 +17,5 @@ class Company(Timestamped, Base):
     webhook_url: Mapped[str | None] = mapped_column(String(2048), default=None)
     # Kept retrievable (not hashed): outbound webhooks are signed with it.
     webhook_secret: Mapped[str] = mapped_column(String(128))
+    # Set when the endpoint answered 410 Gone; cleared when a URL is configured again.
+    webhook_disabled_at: Mapped[datetime | None] = mapped_column(default=None)

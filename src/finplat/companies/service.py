@@ -13,6 +13,7 @@ from finplat.auth.models import ApiKey
 from finplat.companies import repository
 from finplat.companies.models import Company
 from finplat.errors import NotFound, ValidationFailed
+from finplat.events.destinations import check_webhook_url
 from finplat.tiers import service as tiers
 
 
@@ -117,3 +118,40 @@ async def list_api_keys(session: AsyncSession, *, company_id: int) -> list[ApiKe
     if await repository.get(session, company_id) is None:
         raise CompanyNotFound()
     return await api_keys_repository.list_for_company(session, company_id)
+
+
+async def get_company(session: AsyncSession, *, company_id: int) -> Company:
+    company = await repository.get(session, company_id)
+    if company is None:
+        raise CompanyNotFound()
+    return company
+
+
+async def update_configuration(
+    session: AsyncSession,
+    *,
+    company_id: int,
+    webhook_url: str | None,
+    change_url: bool,
+    rotate_secret: bool,
+    allow_loopback: bool,
+) -> tuple[Company, str | None]:
+    """Change the webhook URL (validated: public addresses only, loopback in development)
+    and/or rotate the webhook secret. Returns the company and the new secret, if rotated;
+    the secret is shown only in this response. Setting a URL re-enables an endpoint that a
+    410 disabled."""
+    company = await get_company(session, company_id=company_id)
+    if change_url:
+        if webhook_url is None:
+            company.webhook_url = None
+        else:
+            company.webhook_url = await check_webhook_url(
+                webhook_url.strip(), allow_loopback=allow_loopback
+            )
+        company.webhook_disabled_at = None
+    new_secret = None
+    if rotate_secret:
+        new_secret = new_webhook_secret()
+        company.webhook_secret = new_secret
+    await session.flush()
+    return company, new_secret

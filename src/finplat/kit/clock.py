@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import Callable
 from datetime import UTC, date, datetime
 
@@ -24,3 +26,9 @@ def set_clock(now: Callable[[], datetime]) -> None:
 
 def reset_clock() -> None:
     set_clock(lambda: datetime.now(UTC))
+
+
+async def pause(stop: asyncio.Event, seconds: float) -> None:
+    """Wait `seconds`, or less if `stop` is set meanwhile (background loops)."""
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(stop.wait(), timeout=seconds)

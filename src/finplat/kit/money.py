@@ -6,9 +6,11 @@ currency allows is refused, never rounded.
 
 from __future__ import annotations
 
-from decimal import Decimal
+from dataclasses import dataclass
+from decimal import ROUND_CEILING, Decimal
 from typing import Annotated, Any
 
+import pycountry
 from pydantic import PlainSerializer, WithJsonSchema
 
 # ISO 4217 currencies whose minor unit is not 2, plus the stablecoins the spec names.
@@ -27,6 +29,23 @@ DEFAULT_EXPONENT = 2
 
 class ExcessPrecision(ValueError):
     """The amount has more decimal places than the currency allows."""
+
+
+STABLECOINS = frozenset({"USDC", "USDT"})
+
+
+class UnknownCurrency(ValueError):
+    """Not an ISO 4217 currency code nor a supported stablecoin."""
+
+
+def normalize_currency(code: str) -> str:
+    """Upper-case ISO 4217 code or stablecoin; anything else raises `UnknownCurrency`."""
+    upper = code.strip().upper()
+    if upper in STABLECOINS or (
+        len(upper) == 3 and upper.isalpha() and pycountry.currencies.get(alpha_3=upper)
+    ):
+        return upper
+    raise UnknownCurrency(f"{code!r} is not a supported currency code")
 
 
 def exponent(currency: str) -> int:
@@ -56,7 +75,7 @@ def from_minor(minor: int, currency: str) -> Decimal:
 _EXACT_DOUBLE_DIGITS = 15
 
 
-def _amount_for_json(value: Decimal) -> float | int | str:
+def amount_for_json(value: Decimal) -> float | int | str:
     if value == value.to_integral_value() and abs(value) < 10**_EXACT_DOUBLE_DIGITS:
         return int(value)
     if len(value.normalize().as_tuple().digits) <= _EXACT_DOUBLE_DIGITS:
@@ -64,9 +83,54 @@ def _amount_for_json(value: Decimal) -> float | int | str:
     return str(value)  # beyond double precision: exact as a string rather than rounded
 
 
-Amount = Annotated[
+DecimalAmount = Annotated[
     Decimal,
-    PlainSerializer(_amount_for_json, return_type=Any, when_used="json"),
+    PlainSerializer(amount_for_json, return_type=Any, when_used="json"),
     WithJsonSchema({"type": "number"}),
 ]
 """A money amount: a JSON number in requests and responses, a `Decimal` in Python."""
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Money:
+    """An amount in integer minor units of one currency."""
+
+    minor: int
+    currency: str
+
+    @classmethod
+    def of(cls, amount: Decimal, currency: str) -> Money:
+        """From an API decimal; refuses unknown currencies and excess precision."""
+        code = normalize_currency(currency)
+        return cls(to_minor(amount, code), code)
+
+    @property
+    def amount(self) -> Decimal:
+        return from_minor(self.minor, self.currency)
+
+    def _same_currency(self, other: Money) -> None:
+        if other.currency != self.currency:
+            raise ValueError(f"cannot combine {self.currency} with {other.currency}")
+
+    def __add__(self, other: Money) -> Money:
+        self._same_currency(other)
+        return Money(self.minor + other.minor, self.currency)
+
+    def __sub__(self, other: Money) -> Money:
+        self._same_currency(other)
+        return Money(self.minor - other.minor, self.currency)
+
+    def __neg__(self) -> Money:
+        return Money(-self.minor, self.currency)
+
+
+def percentage_of(minor: int, percent: Decimal) -> int:
+    """`percent`% of `minor` units, rounded **up** to the next minor unit.
+
+    The spec's rule for percentage fees and costs: round up before the net amount is computed,
+    so the platform never under-collects a fraction of a cent.
+    """
+    if percent < 0:
+        raise ValueError("a percentage fee cannot be negative")
+    exact = Decimal(minor) * percent / Decimal(100)
+    return int(exact.to_integral_value(rounding=ROUND_CEILING))

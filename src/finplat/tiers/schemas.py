@@ -5,7 +5,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from finplat.kit.money import Amount, from_minor
+from finplat.kit.money import DecimalAmount, from_minor
 from finplat.kit.schemas import ResponseModel
 from finplat.providers import names
 from finplat.providers.names import BankProvider, provider_type
@@ -18,8 +18,8 @@ class TierResponse(ResponseModel):
     Description: str
     TierLevel: int
     AccountType: Literal["personal", "business"]
-    MonthlyFee: Amount = Field(examples=[4.99])
-    YearlyFee: Amount = Field(examples=[49.9])
+    MonthlyFee: DecimalAmount = Field(examples=[4.99])
+    YearlyFee: DecimalAmount = Field(examples=[49.9])
     Features: list[str] = Field(examples=[["CARDS", "PAYMENTS"]])
     IsDefault: bool
     IsActive: bool

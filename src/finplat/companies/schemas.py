@@ -1,0 +1,55 @@
+from __future__ import annotations
+
+from datetime import datetime
+
+from pydantic import Field
+
+from finplat.companies.models import Company
+from finplat.kit.schemas import RequestModel, ResponseModel
+from finplat.ledger.schemas import BalanceResponse
+
+
+class ConfigurationUpdate(RequestModel):
+    """Fields left out are left unchanged; `WebhookUrl: null` removes the endpoint."""
+
+    model_config = RequestModel.model_config | {
+        "json_schema_extra": {
+            "example": {
+                "WebhookUrl": "https://partner.example/webhooks",
+                "RotateWebhookSecret": False,
+            }
+        }
+    }
+
+    WebhookUrl: str | None = Field(default=None, max_length=2048)
+    RotateWebhookSecret: bool = Field(
+        default=False, description="Issue a new webhook secret; it is returned only once."
+    )
+
+
+class ConfigurationResponse(ResponseModel):
+    CompanyId: int
+    Name: str
+    IsMor: bool
+    WebhookUrl: str | None
+    WebhookEnabled: bool = Field(description="False when no URL is set or a 410 disabled it.")
+    WebhookDisabledAt: datetime | None
+    WebhookSecret: str | None = Field(
+        default=None, description="Only in the response that rotated it; otherwise null."
+    )
+
+    @classmethod
+    def of(cls, company: Company, secret: str | None = None) -> ConfigurationResponse:
+        return cls(
+            CompanyId=company.id,
+            Name=company.name,
+            IsMor=company.is_mor,
+            WebhookUrl=company.webhook_url,
+            WebhookEnabled=bool(company.webhook_url) and company.webhook_disabled_at is None,
+            WebhookDisabledAt=company.webhook_disabled_at,
+            WebhookSecret=secret,
+        )
+
+
+class CompanyBalances(ResponseModel):
+    Balances: list[BalanceResponse] = Field(description="The master account, per currency.")

@@ -1,0 +1,1 @@
+"""Events (the outbox), webhook delivery and the events API."""

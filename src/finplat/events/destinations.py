@@ -1,0 +1,73 @@
+"""Where webhooks may be sent: public addresses only (and loopback in development).
+
+Checked when a URL is configured and again before every delivery, against every address the
+host resolves to, so a name that later resolves to a private or metadata address is refused.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import socket
+from urllib.parse import urlsplit
+
+from finplat.errors import ValidationFailed
+
+RESOLVE_TIMEOUT_SECONDS = 5.0
+
+
+class WebhookDestinationRefused(ValidationFailed):
+    code = "WEBHOOK_URL_NOT_ALLOWED"
+    message = "The webhook URL is not allowed."
+
+
+def _refuse(reason: str) -> WebhookDestinationRefused:
+    return WebhookDestinationRefused(
+        f"The webhook URL is not allowed: {reason}",
+        validation_errors={"WebhookUrl": [reason]},
+    )
+
+
+def address_allowed(address: str, *, allow_loopback: bool) -> bool:
+    ip = ipaddress.ip_address(address.split("%", 1)[0])
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    if ip.is_loopback:
+        return allow_loopback
+    return bool(ip.is_global) and not ip.is_multicast
+
+
+def parse_webhook_url(url: str) -> tuple[str, int]:
+    """Syntax: absolute http(s) URL with a host, no credentials. Returns (host, port)."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise _refuse("must be an absolute http or https URL")
+    if parts.username or parts.password:
+        raise _refuse("must not contain credentials")
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError:
+        raise _refuse("has an invalid port") from None
+    return parts.hostname, port
+
+
+async def resolve(host: str, port: int) -> list[str]:
+    loop = asyncio.get_running_loop()
+    try:
+        infos = await asyncio.wait_for(
+            loop.getaddrinfo(host, port, type=socket.SOCK_STREAM), RESOLVE_TIMEOUT_SECONDS
+        )
+    except (OSError, TimeoutError):
+        raise _refuse(f"the host {host!r} cannot be resolved") from None
+    return sorted({str(info[4][0]) for info in infos})
+
+
+async def check_webhook_url(url: str, *, allow_loopback: bool) -> str:
+    """Refuse URLs that are malformed or resolve to private, link-local, metadata or other
+    non-public addresses (loopback only when `allow_loopback`)."""
+    host, port = parse_webhook_url(url)
+    addresses = await resolve(host, port)
+    refused = [a for a in addresses if not address_allowed(a, allow_loopback=allow_loopback)]
+    if refused:
+        raise _refuse(f"{host} resolves to a non-public address ({refused[0]})")
+    return url

@@ -1,0 +1,121 @@
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from fastapi import Path, Query, status
+
+from finplat.errors import error_responses
+from finplat.events import service
+from finplat.events.schemas import (
+    DeliveryPage,
+    DeliveryResponse,
+    EventPage,
+    EventResponse,
+    TestEventResponse,
+)
+from finplat.kit.pagination import PageParams
+from finplat.routing import CurrentPrincipal, DbSession, api_router
+
+router = api_router(tags=["Events and webhooks"])
+
+EventIdPath = Annotated[str, Path(min_length=1, max_length=40, description="The event's `Id`.")]
+DeliveryIdPath = Annotated[
+    str, Path(min_length=1, max_length=40, description="The delivery's `Id`.")
+]
+DeliveryStatus = Literal["pending", "succeeded", "failed", "endpoint_disabled"]
+
+
+@router.get(
+    "/api/v2/events",
+    response_model=EventPage,
+    summary="List events",
+    responses=error_responses(400),
+)
+async def list_events(
+    session: DbSession,
+    principal: CurrentPrincipal,
+    page: PageParams,
+    type: Annotated[str | None, Query(min_length=1, max_length=100)] = None,
+) -> EventPage:
+    result = await service.list_events(
+        session, company_id=principal.company_id, page=page, event_type=type
+    )
+    return EventPage(
+        Items=[EventResponse.of(e) for e in result.rows],
+        Page=page.page,
+        PageSize=page.page_size,
+        HasMore=result.has_more,
+    )
+
+
+@router.get(
+    "/api/v2/events/{eventId}",
+    response_model=EventResponse,
+    summary="Get an event with its deliveries",
+    responses=error_responses(400, 404),
+)
+async def get_event(
+    eventId: EventIdPath, session: DbSession, principal: CurrentPrincipal
+) -> EventResponse:
+    event = await service.get_event(session, company_id=principal.company_id, event_id=eventId)
+    deliveries = await service.deliveries_of(
+        session, company_id=principal.company_id, event_id=eventId
+    )
+    return EventResponse.of(event, deliveries)
+
+
+@router.get(
+    "/api/v2/webhooks/deliveries",
+    response_model=DeliveryPage,
+    summary="List webhook deliveries",
+    responses=error_responses(400),
+)
+async def list_deliveries(
+    session: DbSession,
+    principal: CurrentPrincipal,
+    page: PageParams,
+    status_: Annotated[DeliveryStatus | None, Query(alias="status")] = None,
+    eventId: Annotated[str | None, Query(min_length=1, max_length=40)] = None,
+) -> DeliveryPage:
+    result = await service.list_deliveries(
+        session, company_id=principal.company_id, page=page, status=status_, event_id=eventId
+    )
+    return DeliveryPage(
+        Items=[DeliveryResponse.of(d) for d in result.rows],
+        Page=page.page,
+        PageSize=page.page_size,
+        HasMore=result.has_more,
+    )
+
+
+@router.post(
+    "/api/v2/webhooks/deliveries/{deliveryId}/retry",
+    response_model=DeliveryResponse,
+    status_code=status.HTTP_202_ACCEPTED,
+    summary="Retry a failed delivery",
+    description="Queues a failed or disabled delivery for an immediate attempt with a fresh "
+    "attempt budget; the webhook id and body stay the same.",
+    responses=error_responses(400, 404, 409),
+)
+async def retry_delivery(
+    deliveryId: DeliveryIdPath, session: DbSession, principal: CurrentPrincipal
+) -> DeliveryResponse:
+    delivery = await service.retry_delivery(
+        session, company_id=principal.company_id, delivery_id=deliveryId
+    )
+    return DeliveryResponse.of(delivery)
+
+
+@router.post(
+    "/api/v2/webhooks/test",
+    response_model=TestEventResponse,
+    status_code=status.HTTP_202_ACCEPTED,
+    summary="Send a webhook.test event",
+    responses=error_responses(409),
+)
+async def send_test_event(session: DbSession, principal: CurrentPrincipal) -> TestEventResponse:
+    event = await service.send_test_event(session, company_id=principal.company_id)
+    deliveries = await service.deliveries_of(
+        session, company_id=principal.company_id, event_id=event.id
+    )
+    return TestEventResponse(EventId=event.id, DeliveryIds=[d.id for d in deliveries])

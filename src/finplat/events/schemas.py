@@ -1,0 +1,77 @@
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from pydantic import Field
+
+from finplat.events.models import Event, WebhookDelivery
+from finplat.kit.pagination import Page
+from finplat.kit.schemas import ResponseModel
+
+
+class DeliveryResponse(ResponseModel):
+    Id: str = Field(description="Stable across attempts: `X-Service-Webhook-Id` / `webhook-id`.")
+    EventId: str
+    Status: str = Field(description="pending, succeeded, failed or endpoint_disabled.")
+    Attempts: int
+    NextAttemptAt: datetime | None
+    LastStatusCode: int | None
+    LastError: str | None
+    LastAttemptAt: datetime | None
+    DeliveredAt: datetime | None
+    CreatedAt: datetime
+
+    @classmethod
+    def of(cls, delivery: WebhookDelivery) -> DeliveryResponse:
+        return cls(
+            Id=delivery.id,
+            EventId=delivery.event_id,
+            Status=delivery.status,
+            Attempts=delivery.attempts,
+            NextAttemptAt=delivery.next_attempt_at,
+            LastStatusCode=delivery.last_status_code,
+            LastError=delivery.last_error,
+            LastAttemptAt=delivery.last_attempt_at,
+            DeliveredAt=delivery.delivered_at,
+            CreatedAt=delivery.created_at,
+        )
+
+
+class EventResponse(ResponseModel):
+    Id: str
+    Type: str
+    Domain: str
+    Provider: str
+    Timestamp: datetime
+    Data: dict[str, Any] = Field(description="The event's `data`, as in the webhook envelope.")
+    Deliveries: list[DeliveryResponse] | None = Field(
+        default=None, description="Only on the single-event endpoint."
+    )
+
+    @classmethod
+    def of(cls, event: Event, deliveries: list[WebhookDelivery] | None = None) -> EventResponse:
+        return cls(
+            Id=event.id,
+            Type=event.type,
+            Domain=event.domain,
+            Provider=event.provider,
+            Timestamp=event.created_at,
+            Data=event.data,
+            Deliveries=[DeliveryResponse.of(d) for d in deliveries]
+            if deliveries is not None
+            else None,
+        )
+
+
+class EventPage(Page[EventResponse]):
+    """A page of events, newest first."""
+
+
+class DeliveryPage(Page[DeliveryResponse]):
+    """A page of webhook deliveries, newest first."""
+
+
+class TestEventResponse(ResponseModel):
+    EventId: str
+    DeliveryIds: list[str]

@@ -1,0 +1,162 @@
+"""Events: recorded in the outbox with the change they report, delivered by the worker.
+
+Rules: an event is written in the same transaction as the change (so it exists if and only if
+the change committed); a delivery row is created for the company's endpoint at the same time;
+the envelope bytes are fixed at creation.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from finplat.companies import repository as companies
+from finplat.errors import Conflict, NotFound
+from finplat.events import envelope, repository
+from finplat.events.models import Event, WebhookDelivery
+from finplat.events.repository import DeliveryRepository, EventRepository
+from finplat.kit.clock import utcnow
+from finplat.kit.pagination import PageRequest, PageSlice, fetch_page
+
+TEST_EVENT_TYPE = "webhook.test"
+
+
+class EventNotFound(NotFound):
+    code = "EVENT_NOT_FOUND"
+    message = "No event with that id."
+
+
+class DeliveryNotFound(NotFound):
+    code = "WEBHOOK_DELIVERY_NOT_FOUND"
+    message = "No webhook delivery with that id."
+
+
+class WebhookEndpointNotConfigured(Conflict):
+    code = "WEBHOOK_ENDPOINT_NOT_CONFIGURED"
+    message = "Configure a webhook URL first (PUT /api/v2/company/configuration)."
+
+
+class DeliveryNotRetryable(Conflict):
+    code = "WEBHOOK_DELIVERY_NOT_RETRYABLE"
+    message = "Only failed or disabled deliveries can be retried."
+
+
+async def record(
+    session: AsyncSession,
+    *,
+    company_id: int,
+    type_: str,
+    domain: str,
+    data: dict[str, Any],
+    provider: str = envelope.PLATFORM_PROVIDER,
+) -> Event:
+    """Write an event (and its delivery, if the company has an endpoint) in this transaction."""
+    now = utcnow()
+    event_id = envelope.new_event_id()
+    event = Event(
+        id=event_id,
+        type=type_,
+        domain=domain,
+        provider=provider,
+        data=data,
+        body=envelope.render(
+            event_id=event_id,
+            type_=type_,
+            domain=domain,
+            provider=provider,
+            created_at=now,
+            data=data,
+        ),
+        created_at=now,
+    )
+    await EventRepository(session, company_id).add(event)
+    company = await companies.get(session, company_id)
+    if company is not None and company.webhook_url:
+        disabled = company.webhook_disabled_at is not None
+        await DeliveryRepository(session, company_id).add(
+            WebhookDelivery(
+                id=envelope.new_delivery_id(),
+                event_id=event_id,
+                status=repository.ENDPOINT_DISABLED if disabled else repository.PENDING,
+                attempts=0,
+                next_attempt_at=None if disabled else now,
+                created_at=now,
+            )
+        )
+    return event
+
+
+async def get_event(session: AsyncSession, *, company_id: int, event_id: str) -> Event:
+    event = await EventRepository(session, company_id).get_by_id(event_id)
+    if event is None:
+        raise EventNotFound()
+    return event
+
+
+async def list_events(
+    session: AsyncSession, *, company_id: int, page: PageRequest, event_type: str | None
+) -> PageSlice[Event]:
+    stmt = EventRepository(session, company_id).listing(event_type=event_type)
+    return await fetch_page(session, stmt, page)
+
+
+async def deliveries_of(
+    session: AsyncSession, *, company_id: int, event_id: str
+) -> list[WebhookDelivery]:
+    return await DeliveryRepository(session, company_id).for_event(event_id)
+
+
+async def list_deliveries(
+    session: AsyncSession,
+    *,
+    company_id: int,
+    page: PageRequest,
+    status: str | None,
+    event_id: str | None,
+) -> PageSlice[WebhookDelivery]:
+    stmt = DeliveryRepository(session, company_id).listing(status=status, event_id=event_id)
+    return await fetch_page(session, stmt, page)
+
+
+async def get_delivery(
+    session: AsyncSession, *, company_id: int, delivery_id: str
+) -> WebhookDelivery:
+    delivery = await DeliveryRepository(session, company_id).get_by_id(delivery_id)
+    if delivery is None:
+        raise DeliveryNotFound()
+    return delivery
+
+
+async def retry_delivery(
+    session: AsyncSession, *, company_id: int, delivery_id: str
+) -> WebhookDelivery:
+    """Queue a failed or disabled delivery again, now, with a fresh attempt budget; the
+    webhook id and the body bytes stay the same."""
+    delivery = await get_delivery(session, company_id=company_id, delivery_id=delivery_id)
+    await _require_endpoint(session, company_id)
+    if delivery.status not in (repository.FAILED, repository.ENDPOINT_DISABLED):
+        raise DeliveryNotRetryable()
+    delivery.status = repository.PENDING
+    delivery.attempts = 0
+    delivery.next_attempt_at = utcnow()
+    await session.flush()
+    return delivery
+
+
+async def send_test_event(session: AsyncSession, *, company_id: int) -> Event:
+    """Record a `webhook.test` event for the configured endpoint."""
+    await _require_endpoint(session, company_id)
+    return await record(
+        session,
+        company_id=company_id,
+        type_=TEST_EVENT_TYPE,
+        domain="webhook",
+        data={"message": "This is a test event from finplat."},
+    )
+
+
+async def _require_endpoint(session: AsyncSession, company_id: int) -> None:
+    company = await companies.get(session, company_id)
+    if company is None or not company.webhook_url or company.webhook_disabled_at is not None:
+        raise WebhookEndpointNotConfigured()

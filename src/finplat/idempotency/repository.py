@@ -1,0 +1,65 @@
+"""SQL for idempotency keys. Every statement names the company."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import delete, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from finplat.db.dialect import for_update, insert_ignoring_conflicts
+from finplat.idempotency.models import IdempotencyKey
+
+
+async def lock(
+    session: AsyncSession, *, company_id: int, scope: str, key: str
+) -> IdempotencyKey | None:
+    stmt = for_update(
+        select(IdempotencyKey).where(
+            IdempotencyKey.company_id == company_id,
+            IdempotencyKey.scope == scope,
+            IdempotencyKey.key == key,
+        )
+    ).execution_options(populate_existing=True)
+    row: IdempotencyKey | None = (await session.execute(stmt)).scalar_one_or_none()
+    return row
+
+
+async def insert(session: AsyncSession, **values: Any) -> int | None:
+    """Insert a new key row; None if the key already exists (or is being inserted)."""
+    stmt = insert_ignoring_conflicts(session, IdempotencyKey).values(**values)
+    return (await session.execute(stmt.returning(IdempotencyKey.id))).scalar_one_or_none()
+
+
+async def update_owned(session: AsyncSession, *, record_id: int, token: str, **values: Any) -> bool:
+    """Update the row only while `token` still holds its lease (fences a stalled worker)."""
+    stmt = (
+        update(IdempotencyKey)
+        .where(IdempotencyKey.id == record_id, IdempotencyKey.lock_token == token)
+        .values(**values)
+    )
+    result = await session.execute(stmt, execution_options={"synchronize_session": False})
+    return int(result.rowcount) == 1  # type: ignore[attr-defined]
+
+
+async def take_over(
+    session: AsyncSession, *, record_id: int, token: str, locked_until: datetime
+) -> None:
+    await session.execute(
+        update(IdempotencyKey)
+        .where(IdempotencyKey.id == record_id)
+        .values(lock_token=token, locked_until=locked_until),
+        execution_options={"synchronize_session": False},
+    )
+
+
+async def purge_completed_before(session: AsyncSession, *, cutoff: datetime) -> int:
+    """Delete finished keys older than `cutoff` (system scope: the purge job)."""
+    result = await session.execute(
+        delete(IdempotencyKey).where(
+            IdempotencyKey.completed_at.is_not(None), IdempotencyKey.completed_at < cutoff
+        ),
+        execution_options={"synchronize_session": False},
+    )
+    return int(result.rowcount)  # type: ignore[attr-defined]

@@ -1,0 +1,63 @@
+"""Background work: webhook delivery and maintenance (expire reservations, purge keys).
+
+Runs inside `finplat serve` (unless `--no-worker`) and as `finplat worker`; any number of
+copies may run against one PostgreSQL database.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+
+import structlog
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from finplat.config import Settings
+from finplat.db.unit_of_work import unit_of_work
+from finplat.events.worker import WebhookWorker
+from finplat.idempotency import service as idempotency
+from finplat.kit.clock import pause
+from finplat.ledger import service as ledger
+
+log = structlog.get_logger("finplat.jobs")
+
+MAINTENANCE_INTERVAL_SECONDS = 60.0
+
+
+def webhook_worker(settings: Settings, factory: async_sessionmaker[AsyncSession]) -> WebhookWorker:
+    return WebhookWorker(
+        factory,
+        allow_loopback=bool(settings.allow_loopback_webhooks),
+        timeout=settings.webhook_timeout_seconds,
+        lease=timedelta(seconds=settings.webhook_lease_seconds),
+        batch_size=settings.webhook_batch_size,
+    )
+
+
+async def maintenance_once(factory: async_sessionmaker[AsyncSession]) -> dict[str, int]:
+    async with unit_of_work(factory) as session:
+        expired = await ledger.expire_due(session)
+    async with unit_of_work(factory) as session:
+        purged = await idempotency.purge_expired(session)
+    return {"expired_reservations": expired, "purged_idempotency_keys": purged}
+
+
+async def _maintenance_loop(factory: async_sessionmaker[AsyncSession], stop: asyncio.Event) -> None:
+    while not stop.is_set():
+        try:
+            done = await maintenance_once(factory)
+            if any(done.values()):
+                log.info("maintenance", **done)
+        except Exception as exc:  # keep the loop alive through a database hiccup
+            log.error("maintenance_error", error_type=type(exc).__name__)
+        await pause(stop, MAINTENANCE_INTERVAL_SECONDS)
+
+
+async def run_background(
+    settings: Settings, factory: async_sessionmaker[AsyncSession], stop: asyncio.Event
+) -> None:
+    worker = webhook_worker(settings, factory)
+    await asyncio.gather(
+        worker.run_forever(stop, poll_seconds=settings.webhook_poll_seconds),
+        _maintenance_loop(factory, stop),
+    )

@@ -1,0 +1,1 @@
+"""The double-entry ledger: the only code that changes balances."""

@@ -1,0 +1,101 @@
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    CheckConstraint,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import Mapped, mapped_column
+
+from finplat.db.base import Base, BigIntId, CompanyOwned
+from finplat.kit.clock import utcnow
+
+
+class LedgerAccount(CompanyOwned, Base):
+    """A balance holder: a company account (master, fee revenue, provider settlement) or an
+    owned object's account (card, budget, ...). `shard_count` > 1 spreads a hot account's
+    balance over several rows so concurrent postings do not queue on one row lock."""
+
+    __tablename__ = "ledger_accounts"
+    __table_args__ = (
+        UniqueConstraint("company_id", "code", "owner_type", "owner_id", "currency"),
+        CheckConstraint("shard_count >= 1", name="shard_count_positive"),
+    )
+
+    id: Mapped[int] = mapped_column(BigIntId, primary_key=True, autoincrement=True)
+    code: Mapped[str] = mapped_column(String(32))
+    owner_type: Mapped[str] = mapped_column(String(32))
+    owner_id: Mapped[str] = mapped_column(String(64))
+    currency: Mapped[str] = mapped_column(String(8))
+    allow_negative: Mapped[bool] = mapped_column(Boolean)
+    shard_count: Mapped[int] = mapped_column(Integer, default=1)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class LedgerBalance(Base):
+    """One shard of an account's balance; the account's balance is the sum of its shards.
+
+    `floor` is NULL for accounts that may go negative and 0 otherwise; the CHECK makes the
+    database itself refuse a shard whose available balance would go below it.
+    """
+
+    __tablename__ = "ledger_balances"
+    __table_args__ = (
+        CheckConstraint(
+            "floor IS NULL OR posted - pending_debits >= floor", name="available_above_floor"
+        ),
+        CheckConstraint("pending_debits >= 0 AND pending_credits >= 0", name="pending_positive"),
+    )
+
+    account_id: Mapped[int] = mapped_column(
+        BigIntId, ForeignKey("ledger_accounts.id", ondelete="CASCADE"), primary_key=True
+    )
+    shard: Mapped[int] = mapped_column(Integer, primary_key=True)
+    posted: Mapped[int] = mapped_column(BigInteger, default=0)
+    pending_debits: Mapped[int] = mapped_column(BigInteger, default=0)
+    pending_credits: Mapped[int] = mapped_column(BigInteger, default=0)
+    floor: Mapped[int | None] = mapped_column(BigInteger, default=None)
+
+
+class LedgerTransfer(CompanyOwned, Base):
+    __tablename__ = "ledger_transfers"
+
+    id: Mapped[int] = mapped_column(BigIntId, primary_key=True, autoincrement=True)
+    kind: Mapped[str] = mapped_column(String(16))
+    status: Mapped[str] = mapped_column(String(16))
+    # For POST and VOID transfers: the pending transfer they resolve. Unique, so a pending
+    # transfer can be resolved once and only once.
+    pending_id: Mapped[int | None] = mapped_column(
+        BigIntId, ForeignKey("ledger_transfers.id"), unique=True, default=None
+    )
+    code: Mapped[str] = mapped_column(String(64))
+    reference: Mapped[str | None] = mapped_column(String(255), default=None)
+    details: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    expires_at: Mapped[datetime | None] = mapped_column(default=None)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class LedgerEntry(Base):
+    """An immutable line of a transfer. Never updated, never deleted."""
+
+    __tablename__ = "ledger_entries"
+    __table_args__ = (Index("ix_ledger_entries_account_shard", "account_id", "shard"),)
+
+    id: Mapped[int] = mapped_column(BigIntId, primary_key=True, autoincrement=True)
+    transfer_id: Mapped[int] = mapped_column(
+        BigIntId, ForeignKey("ledger_transfers.id"), index=True
+    )
+    account_id: Mapped[int] = mapped_column(BigIntId, ForeignKey("ledger_accounts.id"))
+    shard: Mapped[int] = mapped_column(Integer)
+    layer: Mapped[str] = mapped_column(String(16))
+    amount: Mapped[int] = mapped_column(BigInteger)
+    currency: Mapped[str] = mapped_column(String(8))

@@ -1,0 +1,507 @@
+"""Ledger operations: the only code that changes balances.
+
+Rules implemented here (issue "money core"):
+* Every transfer's entries sum to zero per currency; entries are immutable; corrections are
+  new transfers.
+* An account that may not go negative never has available (posted - pending debits) below
+  zero: debits are applied with a conditional UPDATE per balance shard.
+* Two-phase transfers: `create_pending` reserves; `post_pending` (full or partial) or
+  `void_pending` resolves it exactly once; posting after `expires_at` is refused and the
+  expiry job voids what was left.
+* Lock order is global: non-hot accounts first, then hot (sharded) accounts, each by
+  (account id, shard), so concurrent transfers cannot deadlock and a hot account's row lock is
+  held for the shortest possible time.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from finplat.errors import ApiError, Conflict, NotFound
+from finplat.kit.clock import utcnow
+from finplat.ledger import repository
+from finplat.ledger.core import (
+    Delta,
+    Entry,
+    Layer,
+    Leg,
+    TransferKind,
+    TransferStatus,
+    delta_of,
+    deltas_by_shard,
+    net_by_account,
+    pending_layer,
+    releases,
+    split_posting,
+    validate_legs,
+)
+from finplat.ledger.models import LedgerAccount
+
+HOT_ACCOUNT_SHARDS = 8
+
+
+class CompanyAccount(StrEnum):
+    """Accounts every company has, one per currency."""
+
+    MASTER = "master"  # the company's own funds; pays top-ups and payouts
+    FEE_REVENUE = "fee_revenue"  # fees the platform collected from the company's users
+    SETTLEMENT = "settlement"  # money in transit with a provider; mirrors the outside world
+
+
+_COMPANY_ACCOUNT_RULES: dict[CompanyAccount, tuple[bool, int]] = {
+    # (may go negative, shards)
+    CompanyAccount.MASTER: (False, HOT_ACCOUNT_SHARDS),
+    CompanyAccount.FEE_REVENUE: (False, HOT_ACCOUNT_SHARDS),
+    CompanyAccount.SETTLEMENT: (True, HOT_ACCOUNT_SHARDS),
+}
+
+
+class InsufficientFunds(ApiError):
+    status = 400
+    code = "INSUFFICIENT_FUNDS"
+    message = "The account does not have enough available funds."
+
+
+class TransferNotFound(NotFound):
+    code = "TRANSFER_NOT_FOUND"
+    message = "No ledger transfer with that id."
+
+
+class TransferAlreadyResolved(Conflict):
+    code = "TRANSFER_ALREADY_RESOLVED"
+    message = "The pending transfer was already posted, voided or expired."
+
+
+class TransferExpired(Conflict):
+    code = "TRANSFER_EXPIRED"
+    message = "The pending transfer expired; its reservation is released."
+
+
+@dataclass(frozen=True, slots=True)
+class Balance:
+    account_id: int
+    currency: str
+    posted: int
+    pending_debits: int
+    pending_credits: int
+
+    @property
+    def available(self) -> int:
+        return self.posted - self.pending_debits
+
+
+@dataclass(frozen=True, slots=True)
+class TransferResult:
+    transfer_id: int
+    status: TransferStatus
+    entries: tuple[Entry, ...]
+
+
+# ---------------------------------------------------------------------------------- accounts
+
+
+async def account(
+    session: AsyncSession,
+    *,
+    company_id: int,
+    code: str,
+    owner_type: str,
+    owner_id: str,
+    currency: str,
+    allow_negative: bool = False,
+    shard_count: int = 1,
+) -> LedgerAccount:
+    """Get or create an account (safe under concurrent first use)."""
+
+    async def find() -> LedgerAccount | None:
+        return await repository.find_account(
+            session,
+            company_id=company_id,
+            code=code,
+            owner_type=owner_type,
+            owner_id=owner_id,
+            currency=currency,
+        )
+
+    found = await find()
+    if found is not None:
+        return found
+    await repository.insert_account(
+        session,
+        company_id=company_id,
+        code=code,
+        owner_type=owner_type,
+        owner_id=owner_id,
+        currency=currency,
+        allow_negative=allow_negative,
+        shard_count=shard_count,
+        now=utcnow(),
+    )
+    created = await find()
+    assert created is not None
+    return created
+
+
+async def company_account(
+    session: AsyncSession, *, company_id: int, kind: CompanyAccount, currency: str
+) -> LedgerAccount:
+    allow_negative, shards = _COMPANY_ACCOUNT_RULES[kind]
+    return await account(
+        session,
+        company_id=company_id,
+        code=kind.value,
+        owner_type="company",
+        owner_id=str(company_id),
+        currency=currency,
+        allow_negative=allow_negative,
+        shard_count=shards,
+    )
+
+
+async def company_accounts(
+    session: AsyncSession, *, company_id: int, kind: CompanyAccount
+) -> list[LedgerAccount]:
+    return await repository.accounts_of_company(session, company_id=company_id, code=kind.value)
+
+
+async def balance(session: AsyncSession, *, company_id: int, account_id: int) -> Balance:
+    accounts = await repository.accounts_by_id(
+        session, company_id=company_id, account_ids=[account_id]
+    )
+    if account_id not in accounts:
+        raise NotFound("No ledger account with that id.", code="ACCOUNT_NOT_FOUND")
+    posted, pending_debits, pending_credits = await repository.balance_totals(
+        session, account_id=account_id
+    )
+    return Balance(
+        account_id, accounts[account_id].currency, posted, pending_debits, pending_credits
+    )
+
+
+async def balances(
+    session: AsyncSession, *, company_id: int, accounts: Sequence[LedgerAccount]
+) -> list[Balance]:
+    own = [a for a in accounts if a.company_id == company_id]
+    totals = await repository.balance_totals_many(session, account_ids=[a.id for a in own])
+    return [Balance(a.id, a.currency, *totals.get(a.id, (0, 0, 0))) for a in own]
+
+
+# --------------------------------------------------------------------------------- transfers
+
+
+async def post_transfer(
+    session: AsyncSession,
+    *,
+    company_id: int,
+    legs: Sequence[Leg],
+    code: str,
+    reference: str | None = None,
+    details: dict[str, Any] | None = None,
+) -> TransferResult:
+    """Move money at once. Raises `InsufficientFunds` if a guarded account would go below 0."""
+    accounts = await _accounts_for(session, company_id, legs)
+    now = utcnow()
+    entries = await _apply_new_legs(session, accounts, legs, pending=False)
+    transfer_id = await repository.insert_transfer(
+        session,
+        company_id=company_id,
+        kind=TransferKind.SINGLE.value,
+        status=TransferStatus.POSTED.value,
+        code=code,
+        pending_id=None,
+        reference=reference,
+        details=details or {},
+        expires_at=None,
+        now=now,
+    )
+    await repository.insert_entries(
+        session, transfer_id=transfer_id, entries=entries, currencies=_currencies(accounts)
+    )
+    return TransferResult(transfer_id, TransferStatus.POSTED, tuple(entries))
+
+
+async def create_pending(
+    session: AsyncSession,
+    *,
+    company_id: int,
+    legs: Sequence[Leg],
+    code: str,
+    expires_at: datetime | None,
+    reference: str | None = None,
+    details: dict[str, Any] | None = None,
+) -> TransferResult:
+    """Reserve funds: debits leave the available balance now, credits are announced as
+    pending; nothing is posted until `post_pending`."""
+    accounts = await _accounts_for(session, company_id, legs)
+    entries = await _apply_new_legs(session, accounts, legs, pending=True)
+    transfer_id = await repository.insert_transfer(
+        session,
+        company_id=company_id,
+        kind=TransferKind.PENDING.value,
+        status=TransferStatus.PENDING.value,
+        code=code,
+        pending_id=None,
+        reference=reference,
+        details=details or {},
+        expires_at=expires_at,
+        now=utcnow(),
+    )
+    await repository.insert_entries(
+        session, transfer_id=transfer_id, entries=entries, currencies=_currencies(accounts)
+    )
+    return TransferResult(transfer_id, TransferStatus.PENDING, tuple(entries))
+
+
+async def post_pending(
+    session: AsyncSession,
+    *,
+    company_id: int,
+    pending_id: int,
+    legs: Sequence[Leg] | None = None,
+    details: dict[str, Any] | None = None,
+) -> TransferResult:
+    """Settle a pending transfer, fully (legs omitted) or partially (legs: each account at
+    most what it had pending, same direction). The rest of the reservation is released."""
+    pending = await _pending_transfer(session, company_id, pending_id)
+    reserved = await repository.entries_of(session, transfer_id=pending_id)
+    posting_legs = legs if legs is not None else [Leg(e.account_id, e.amount) for e in reserved]
+    accounts = await _accounts_for(session, company_id, posting_legs)
+    validate_legs(posting_legs, _currencies(accounts))
+    entries = releases(reserved) + split_posting(reserved, posting_legs)
+    now = utcnow()
+    if not await repository.resolve_pending(
+        session,
+        company_id=company_id,
+        pending_id=pending_id,
+        status=TransferStatus.POSTED,
+        now=now,
+        refuse_expired=True,
+    ):
+        await _raise_unresolvable(session, company_id, pending_id)
+    return await _resolve(
+        session, company_id, pending.code, pending_id, TransferKind.POST, entries, details, now
+    )
+
+
+async def void_pending(
+    session: AsyncSession,
+    *,
+    company_id: int,
+    pending_id: int,
+    status: TransferStatus = TransferStatus.VOIDED,
+    details: dict[str, Any] | None = None,
+) -> TransferResult:
+    """Release a pending transfer's reservations without moving money."""
+    pending = await _pending_transfer(session, company_id, pending_id)
+    reserved = await repository.entries_of(session, transfer_id=pending_id)
+    now = utcnow()
+    if not await repository.resolve_pending(
+        session,
+        company_id=company_id,
+        pending_id=pending_id,
+        status=status,
+        now=now,
+        refuse_expired=False,
+    ):
+        await _raise_unresolvable(session, company_id, pending_id)
+    return await _resolve(
+        session,
+        company_id,
+        pending.code,
+        pending_id,
+        TransferKind.VOID,
+        releases(reserved),
+        details,
+        now,
+    )
+
+
+async def expire_due(session: AsyncSession, *, limit: int = 500) -> int:
+    """Void pending transfers past their expiry (background job; system scope)."""
+    expired = 0
+    for company_id, transfer_id in await repository.expired_pending_ids(
+        session, now=utcnow(), limit=limit
+    ):
+        try:
+            await void_pending(
+                session,
+                company_id=company_id,
+                pending_id=transfer_id,
+                status=TransferStatus.EXPIRED,
+                details={"reason": "expired"},
+            )
+            expired += 1
+        except TransferAlreadyResolved:
+            continue
+    return expired
+
+
+# ---------------------------------------------------------------------------------- internals
+
+
+def _currencies(accounts: dict[int, LedgerAccount]) -> dict[int, str]:
+    return {a.id: a.currency for a in accounts.values()}
+
+
+def _lock_order(account: LedgerAccount) -> tuple[bool, int]:
+    return (account.shard_count > 1, account.id)
+
+
+async def _accounts_for(
+    session: AsyncSession, company_id: int, legs: Sequence[Leg]
+) -> dict[int, LedgerAccount]:
+    accounts = await repository.accounts_by_id(
+        session, company_id=company_id, account_ids=[leg.account_id for leg in legs]
+    )
+    validate_legs(legs, _currencies(accounts))
+    return accounts
+
+
+async def _apply_new_legs(
+    session: AsyncSession,
+    accounts: dict[int, LedgerAccount],
+    legs: Sequence[Leg],
+    *,
+    pending: bool,
+) -> list[Entry]:
+    """Apply new legs in lock order. All or nothing: if a debit fails for lack of funds,
+    the balance rows already changed (still locked by us) are put back before raising, so
+    a caller that catches `InsufficientFunds` is never left with half a transfer."""
+    entries: list[Entry] = []
+    net = net_by_account(legs)
+    try:
+        for account in sorted((accounts[a] for a in net), key=_lock_order):
+            amount = net[account.id]
+            layer = pending_layer(amount) if pending else Layer.POSTED
+            if amount < 0 and not account.allow_negative:
+                entries += await _debit_guarded(session, account, amount, layer)
+            else:
+                shard = random.randrange(account.shard_count)  # noqa: S311 - load spreading
+                await repository.apply_delta(
+                    session,
+                    account_id=account.id,
+                    shard=shard,
+                    delta=_delta(layer, amount),
+                    guarded=False,
+                )
+                entries.append(Entry(account.id, shard, layer, amount))
+    except InsufficientFunds:
+        for entry in reversed(entries):
+            await repository.apply_delta(
+                session,
+                account_id=entry.account_id,
+                shard=entry.shard,
+                delta=_delta(entry.layer, -entry.amount),
+                guarded=False,
+            )
+        raise
+    return entries
+
+
+def _delta(layer: Layer, amount: int) -> Delta:
+    return delta_of(Entry(0, 0, layer, amount))
+
+
+async def _debit_guarded(
+    session: AsyncSession, account: LedgerAccount, amount: int, layer: Layer
+) -> list[Entry]:
+    """Take `amount` (< 0) from a non-negative account.
+
+    First one shard at a time (no lock is held by a failed conditional UPDATE); if no single
+    shard can cover it, lock all shards in order and take it across several.
+    """
+    delta = _delta(layer, amount)
+    start = random.randrange(account.shard_count)  # noqa: S311 - load spreading only
+    for offset in range(account.shard_count):
+        shard = (start + offset) % account.shard_count
+        if await repository.apply_delta(
+            session, account_id=account.id, shard=shard, delta=delta, guarded=True
+        ):
+            return [Entry(account.id, shard, layer, amount)]
+    if account.shard_count == 1:
+        raise InsufficientFunds()
+    shards = await repository.lock_shards(session, account_id=account.id)
+    if sum(s.posted - s.pending_debits for s in shards) < -amount:
+        raise InsufficientFunds()
+    entries: list[Entry] = []
+    remaining = -amount
+    for row in shards:
+        take = min(remaining, row.posted - row.pending_debits)
+        if take <= 0:
+            continue
+        applied = await repository.apply_delta(
+            session,
+            account_id=account.id,
+            shard=row.shard,
+            delta=_delta(layer, -take),
+            guarded=True,
+        )
+        assert applied, "shard changed while locked"
+        entries.append(Entry(account.id, row.shard, layer, -take))
+        remaining -= take
+        if remaining == 0:
+            break
+    return entries
+
+
+async def _pending_transfer(session: AsyncSession, company_id: int, pending_id: int) -> Any:
+    transfer = await repository.get_transfer(session, company_id=company_id, transfer_id=pending_id)
+    if transfer is None or transfer.kind != TransferKind.PENDING.value:
+        raise TransferNotFound()
+    return transfer
+
+
+async def _raise_unresolvable(session: AsyncSession, company_id: int, pending_id: int) -> None:
+    transfer = await repository.get_transfer(session, company_id=company_id, transfer_id=pending_id)
+    if transfer is not None and transfer.status == TransferStatus.PENDING.value:
+        raise TransferExpired()
+    raise TransferAlreadyResolved()
+
+
+async def _resolve(
+    session: AsyncSession,
+    company_id: int,
+    code: str,
+    pending_id: int,
+    kind: TransferKind,
+    entries: list[Entry],
+    details: dict[str, Any] | None,
+    now: datetime,
+) -> TransferResult:
+    accounts = await repository.accounts_by_id(
+        session, company_id=company_id, account_ids=[e.account_id for e in entries]
+    )
+    deltas = deltas_by_shard(entries)
+    for account_id, shard in sorted(deltas, key=lambda k: (*_lock_order(accounts[k[0]]), k[1])):
+        # Resolving never lowers an available balance (see core), so no guard is needed; the
+        # database CHECK still stands behind it.
+        await repository.apply_delta(
+            session,
+            account_id=account_id,
+            shard=shard,
+            delta=deltas[(account_id, shard)],
+            guarded=False,
+        )
+    transfer_id = await repository.insert_transfer(
+        session,
+        company_id=company_id,
+        kind=kind.value,
+        status=TransferStatus.POSTED.value,
+        code=code,
+        pending_id=pending_id,
+        reference=None,
+        details=details or {},
+        expires_at=None,
+        now=now,
+    )
+    await repository.insert_entries(
+        session, transfer_id=transfer_id, entries=entries, currencies=_currencies(accounts)
+    )
+    return TransferResult(transfer_id, TransferStatus.POSTED, tuple(entries))

@@ -1,0 +1,1 @@
+"""The funding rail: confirms money a company sends in to its master account."""

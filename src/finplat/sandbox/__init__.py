@@ -1,0 +1,1 @@
+"""Sandbox-only operations (exist only while the sandbox providers are active)."""

@@ -1,0 +1,352 @@
+"""The ledger's rules, one per test, on a real database."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from sqlalchemy import func, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from finplat.kit.clock import set_clock
+from finplat.ledger import service as ledger
+from finplat.ledger.core import LedgerRuleError, Leg, TransferStatus
+from finplat.ledger.models import LedgerBalance, LedgerEntry, LedgerTransfer
+from finplat.ledger.verification import verify
+from tests.ledger.accounts import available, fund, open_book
+
+
+async def test_posted_transfer_moves_money_between_accounts(session: AsyncSession) -> None:
+    book = await open_book(session)
+    await fund(session, book, book.card, 1_000)
+    assert await available(session, book, book.card) == 1_000
+    assert await available(session, book, book.settlement) == -1_000
+
+
+async def test_multi_leg_transfer_balances(session: AsyncSession) -> None:
+    book = await open_book(session)
+    await fund(session, book, book.master, 10_000)
+    await ledger.post_transfer(
+        session,
+        company_id=book.company_id,
+        legs=[Leg(book.master.id, -1_000), Leg(book.card.id, 990), Leg(book.fees.id, 10)],
+        code="card.topup",
+    )
+    assert await available(session, book, book.card) == 990
+    assert await available(session, book, book.fees) == 10
+    assert await available(session, book, book.master) == 9_000
+
+
+async def test_unbalanced_legs_are_refused(session: AsyncSession) -> None:
+    book = await open_book(session)
+    with pytest.raises(LedgerRuleError):
+        await ledger.post_transfer(
+            session,
+            company_id=book.company_id,
+            legs=[Leg(book.settlement.id, -100), Leg(book.card.id, 99)],
+            code="bad",
+        )
+
+
+async def test_legs_balancing_only_across_currencies_are_refused(session: AsyncSession) -> None:
+    book = await open_book(session)
+    with pytest.raises(LedgerRuleError):
+        await ledger.post_transfer(
+            session,
+            company_id=book.company_id,
+            legs=[Leg(book.settlement.id, -100), Leg(book.usdc_card.id, 100)],
+            code="bad",
+        )
+
+
+async def test_single_leg_and_zero_legs_are_refused(session: AsyncSession) -> None:
+    book = await open_book(session)
+    with pytest.raises(LedgerRuleError):
+        await ledger.post_transfer(
+            session, company_id=book.company_id, legs=[Leg(book.card.id, 0)], code="bad"
+        )
+    with pytest.raises(LedgerRuleError):
+        await ledger.post_transfer(
+            session,
+            company_id=book.company_id,
+            legs=[Leg(book.card.id, 0), Leg(book.settlement.id, 0)],
+            code="bad",
+        )
+
+
+async def test_debit_beyond_available_is_insufficient_funds(session: AsyncSession) -> None:
+    book = await open_book(session)
+    await fund(session, book, book.card, 500)
+    with pytest.raises(ledger.InsufficientFunds):
+        await ledger.post_transfer(
+            session,
+            company_id=book.company_id,
+            legs=[Leg(book.card.id, -501), Leg(book.settlement.id, 501)],
+            code="unload",
+        )
+    assert await available(session, book, book.card) == 500
+
+
+async def test_account_that_may_go_negative_can(session: AsyncSession) -> None:
+    book = await open_book(session)
+    await fund(session, book, book.card, 5)
+    assert await available(session, book, book.settlement) == -5
+
+
+async def test_another_companys_account_cannot_be_used(session: AsyncSession) -> None:
+    mine, theirs = await open_book(session, "Mine"), await open_book(session, "Theirs")
+    await fund(session, theirs, theirs.card, 1_000)
+    with pytest.raises(LedgerRuleError):
+        await ledger.post_transfer(
+            session,
+            company_id=mine.company_id,
+            legs=[Leg(theirs.card.id, -1_000), Leg(mine.card.id, 1_000)],
+            code="steal",
+        )
+    assert await available(session, theirs, theirs.card) == 1_000
+
+
+async def test_pending_reserves_the_debit_and_announces_the_credit(session: AsyncSession) -> None:
+    book = await open_book(session)
+    await fund(session, book, book.master, 1_000)
+    await ledger.create_pending(
+        session,
+        company_id=book.company_id,
+        legs=[Leg(book.master.id, -400), Leg(book.card.id, 400)],
+        code="card.topup",
+        expires_at=None,
+    )
+    master = await ledger.balance(session, company_id=book.company_id, account_id=book.master.id)
+    card = await ledger.balance(session, company_id=book.company_id, account_id=book.card.id)
+    assert (master.posted, master.pending_debits, master.available) == (1_000, 400, 600)
+    assert (card.posted, card.pending_credits, card.available) == (0, 400, 0)
+
+
+async def test_reserved_funds_cannot_be_spent_twice(session: AsyncSession) -> None:
+    book = await open_book(session)
+    await fund(session, book, book.card, 1_000)
+    legs = [Leg(book.card.id, -700), Leg(book.settlement.id, 700)]
+    await ledger.create_pending(
+        session, company_id=book.company_id, legs=legs, code="payout", expires_at=None
+    )
+    with pytest.raises(ledger.InsufficientFunds):
+        await ledger.create_pending(
+            session, company_id=book.company_id, legs=legs, code="payout", expires_at=None
+        )
+
+
+async def test_posting_in_full_settles_the_reservation(session: AsyncSession) -> None:
+    book = await open_book(session)
+    await fund(session, book, book.master, 1_000)
+    pending = await ledger.create_pending(
+        session,
+        company_id=book.company_id,
+        legs=[Leg(book.master.id, -400), Leg(book.card.id, 400)],
+        code="card.topup",
+        expires_at=None,
+    )
+    await ledger.post_pending(session, company_id=book.company_id, pending_id=pending.transfer_id)
+    master = await ledger.balance(session, company_id=book.company_id, account_id=book.master.id)
+    card = await ledger.balance(session, company_id=book.company_id, account_id=book.card.id)
+    assert (master.posted, master.pending_debits) == (600, 0)
+    assert (card.posted, card.pending_credits) == (400, 0)
+
+
+async def test_partial_post_releases_the_remainder(session: AsyncSession) -> None:
+    book = await open_book(session)
+    await fund(session, book, book.card, 1_000)
+    pending = await ledger.create_pending(
+        session,
+        company_id=book.company_id,
+        legs=[Leg(book.card.id, -800), Leg(book.settlement.id, 800)],
+        code="purchase",
+        expires_at=None,
+    )
+    await ledger.post_pending(
+        session,
+        company_id=book.company_id,
+        pending_id=pending.transfer_id,
+        legs=[Leg(book.card.id, -300), Leg(book.settlement.id, 300)],
+    )
+    card = await ledger.balance(session, company_id=book.company_id, account_id=book.card.id)
+    assert (card.posted, card.pending_debits, card.available) == (700, 0, 700)
+
+
+async def test_partial_post_above_the_reservation_is_refused(session: AsyncSession) -> None:
+    book = await open_book(session)
+    await fund(session, book, book.card, 1_000)
+    pending = await ledger.create_pending(
+        session,
+        company_id=book.company_id,
+        legs=[Leg(book.card.id, -300), Leg(book.settlement.id, 300)],
+        code="purchase",
+        expires_at=None,
+    )
+    with pytest.raises(LedgerRuleError):
+        await ledger.post_pending(
+            session,
+            company_id=book.company_id,
+            pending_id=pending.transfer_id,
+            legs=[Leg(book.card.id, -301), Leg(book.settlement.id, 301)],
+        )
+
+
+async def test_void_releases_without_moving_money(session: AsyncSession) -> None:
+    book = await open_book(session)
+    await fund(session, book, book.card, 1_000)
+    pending = await ledger.create_pending(
+        session,
+        company_id=book.company_id,
+        legs=[Leg(book.card.id, -800), Leg(book.settlement.id, 800)],
+        code="purchase",
+        expires_at=None,
+    )
+    await ledger.void_pending(session, company_id=book.company_id, pending_id=pending.transfer_id)
+    card = await ledger.balance(session, company_id=book.company_id, account_id=book.card.id)
+    assert (card.posted, card.pending_debits) == (1_000, 0)
+
+
+async def test_pending_transfer_resolves_exactly_once(session: AsyncSession) -> None:
+    book = await open_book(session)
+    await fund(session, book, book.card, 1_000)
+    pending = await ledger.create_pending(
+        session,
+        company_id=book.company_id,
+        legs=[Leg(book.card.id, -100), Leg(book.settlement.id, 100)],
+        code="purchase",
+        expires_at=None,
+    )
+    await ledger.post_pending(session, company_id=book.company_id, pending_id=pending.transfer_id)
+    with pytest.raises(ledger.TransferAlreadyResolved):
+        await ledger.post_pending(
+            session, company_id=book.company_id, pending_id=pending.transfer_id
+        )
+    with pytest.raises(ledger.TransferAlreadyResolved):
+        await ledger.void_pending(
+            session, company_id=book.company_id, pending_id=pending.transfer_id
+        )
+    assert await available(session, book, book.card) == 900
+
+
+async def test_posting_after_expiry_is_refused_and_expiry_releases(session: AsyncSession) -> None:
+    book = await open_book(session)
+    await fund(session, book, book.card, 1_000)
+    start = datetime(2031, 1, 1, tzinfo=UTC)
+    set_clock(lambda: start)
+    pending = await ledger.create_pending(
+        session,
+        company_id=book.company_id,
+        legs=[Leg(book.card.id, -600), Leg(book.settlement.id, 600)],
+        code="payout",
+        expires_at=start + timedelta(minutes=5),
+    )
+    set_clock(lambda: start + timedelta(minutes=6))
+    with pytest.raises(ledger.TransferExpired):
+        await ledger.post_pending(
+            session, company_id=book.company_id, pending_id=pending.transfer_id
+        )
+    assert await ledger.expire_due(session) >= 1
+    status = (
+        await session.execute(
+            select(LedgerTransfer.status).where(LedgerTransfer.id == pending.transfer_id)
+        )
+    ).scalar_one()
+    assert status == TransferStatus.EXPIRED.value
+    assert await available(session, book, book.card) == 1_000
+
+
+async def test_debit_larger_than_any_shard_is_taken_across_shards(session: AsyncSession) -> None:
+    book = await open_book(session)
+    assert book.master.shard_count > 1
+    for _ in range(book.master.shard_count * 2):
+        await fund(session, book, book.master, 100)  # spread over random shards
+    total = 100 * book.master.shard_count * 2
+    result = await ledger.post_transfer(
+        session,
+        company_id=book.company_id,
+        legs=[Leg(book.master.id, -total), Leg(book.card.id, total)],
+        code="sweep",
+    )
+    assert len({e.shard for e in result.entries if e.account_id == book.master.id}) > 1
+    assert await available(session, book, book.master) == 0
+    with pytest.raises(ledger.InsufficientFunds):
+        await ledger.post_transfer(
+            session,
+            company_id=book.company_id,
+            legs=[Leg(book.master.id, -1), Leg(book.card.id, 1)],
+            code="sweep",
+        )
+
+
+async def test_database_refuses_a_negative_shard_even_if_code_forgets(
+    session: AsyncSession,
+) -> None:
+    book = await open_book(session)
+    with pytest.raises(Exception, match=r"(?i)check|constraint"):
+        await session.execute(
+            update(LedgerBalance).where(LedgerBalance.account_id == book.card.id).values(posted=-1)
+        )
+
+
+async def test_verify_passes_on_a_consistent_ledger(session: AsyncSession) -> None:
+    book = await open_book(session)
+    await fund(session, book, book.master, 5_000)
+    pending = await ledger.create_pending(
+        session,
+        company_id=book.company_id,
+        legs=[Leg(book.master.id, -1_000), Leg(book.card.id, 1_000)],
+        code="card.topup",
+        expires_at=None,
+    )
+    await ledger.post_pending(
+        session,
+        company_id=book.company_id,
+        pending_id=pending.transfer_id,
+        legs=[Leg(book.master.id, -500), Leg(book.card.id, 500)],
+    )
+    report = await verify(session)
+    assert report.ok, report.summary()
+    assert report.posted_totals.get("USD") == 0
+
+
+async def test_verify_reports_a_balance_that_differs_from_its_entries(
+    session: AsyncSession,
+) -> None:
+    book = await open_book(session)
+    await fund(session, book, book.card, 1_000)
+    await session.execute(
+        update(LedgerBalance).where(LedgerBalance.account_id == book.card.id).values(posted=999)
+    )
+    report = await verify(session)
+    assert not report.ok
+    assert any(f"account {book.card.id}" in p for p in report.problems)
+
+
+async def test_verify_reports_an_unbalanced_transfer(session: AsyncSession) -> None:
+    book = await open_book(session)
+    await fund(session, book, book.card, 1_000)
+    entry_id = (
+        await session.execute(
+            select(func.max(LedgerEntry.id)).where(LedgerEntry.account_id == book.card.id)
+        )
+    ).scalar_one()
+    await session.execute(update(LedgerEntry).where(LedgerEntry.id == entry_id).values(amount=900))
+    report = await verify(session)
+    assert any("does not balance" in p for p in report.problems)
+
+
+async def test_failed_transfer_leaves_no_balance_change_even_when_caught(
+    session: AsyncSession,
+) -> None:
+    book = await open_book(session)
+    before = await available(session, book, book.settlement)
+    with pytest.raises(ledger.InsufficientFunds):
+        # The settlement credit sorts before the master debit, so it is applied first.
+        await ledger.post_transfer(
+            session,
+            company_id=book.company_id,
+            legs=[Leg(book.master.id, -1), Leg(book.settlement.id, 1)],
+            code="nothing",
+        )
+    assert await available(session, book, book.settlement) == before
+    assert (await verify(session)).ok
