@@ -72,7 +72,7 @@ class LedgerMachine(RuleBasedStateMachine):
         set_clock(lambda: self.now)
         self.engine: AsyncEngine = create_engine(Settings(database_url=self.database_url))
         self.connection: AsyncConnection = self.run(self.engine.connect().start())
-        self.run(self.connection.begin())
+        self.run(self.connection.begin().start())
         factory = async_sessionmaker(
             bind=self.connection,
             expire_on_commit=False,
