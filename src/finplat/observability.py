@@ -11,7 +11,9 @@ import logging
 import re
 import sys
 import time
+import traceback
 import uuid
+from pathlib import Path
 from typing import Any
 
 import structlog
@@ -54,6 +56,15 @@ def _incoming_request_id(scope: Scope) -> str | None:
             candidate = value.decode("latin-1")
             return candidate if _SAFE_REQUEST_ID.match(candidate) else None
     return None
+
+
+def error_frames(exc: BaseException, limit: int = 12) -> list[str]:
+    """Where an error happened (file:line in function), without its message or locals,
+    which may carry personal data or secrets."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    own = [f for f in frames if f"{Path('finplat')}/" in f.filename.replace("\\", "/")]
+    chosen = (own[-limit + 3 :] + frames[-3:]) if own else frames[-limit:]
+    return [f"{Path(f.filename).name}:{f.lineno} in {f.name}" for f in chosen]
 
 
 def _route_template(scope: Scope) -> str:
@@ -100,6 +111,7 @@ class RequestContextMiddleware:
                 request_id=request_id,
                 error_type=type(exc).__name__,
                 route=_route_template(scope),
+                frames=error_frames(exc),
             )
             if not response_started:
                 error = InternalError(details=f"Request id: {request_id}")

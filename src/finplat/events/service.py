@@ -7,6 +7,7 @@ the envelope bytes are fixed at creation.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -54,20 +55,16 @@ async def record(
     """Write an event (and its delivery, if the company has an endpoint) in this transaction."""
     now = utcnow()
     event_id = envelope.new_event_id()
+    body = envelope.render(
+        event_id=event_id, type_=type_, domain=domain, provider=provider, created_at=now, data=data
+    )
     event = Event(
         id=event_id,
         type=type_,
         domain=domain,
         provider=provider,
-        data=data,
-        body=envelope.render(
-            event_id=event_id,
-            type_=type_,
-            domain=domain,
-            provider=provider,
-            created_at=now,
-            data=data,
-        ),
+        data=json.loads(body)["data"],  # exactly what the envelope says, JSON-native
+        body=body,
         created_at=now,
     )
     await EventRepository(session, company_id).add(event)

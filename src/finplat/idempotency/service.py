@@ -66,13 +66,14 @@ class ReferenceReused(ApiError):
     message = "This reference was already used for an operation with different terms."
 
 
-@dataclass(frozen=True)
 class StoredResponse(Exception):
     """Raised by `claim` when the operation already finished: answer with these bytes."""
 
-    status: int
-    body: bytes
-    content_type: str
+    def __init__(self, status: int, body: bytes, content_type: str) -> None:
+        super().__init__(status)
+        self.status = status
+        self.body = body
+        self.content_type = content_type
 
 
 @dataclass

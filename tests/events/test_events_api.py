@@ -1,0 +1,85 @@
+"""Events and deliveries through the API, scoped to the company."""
+
+from __future__ import annotations
+
+from tests.conftest import Tenant, TenantFactory
+
+CONFIG = "/api/v2/company/configuration"
+
+
+async def with_endpoint(tenant: Tenant) -> None:
+    response = await tenant.client.put(CONFIG, json={"WebhookUrl": "http://127.0.0.1:9/hooks"})
+    assert response.status_code == 200
+
+
+async def test_test_event_is_recorded_with_a_pending_delivery(tenant: Tenant) -> None:
+    await with_endpoint(tenant)
+    sent = await tenant.client.post("/api/v2/webhooks/test")
+    assert sent.status_code == 202
+    event_id = sent.json()["EventId"]
+    event = (await tenant.client.get(f"/api/v2/events/{event_id}")).json()
+    assert event["Type"] == "webhook.test"
+    assert event["Domain"] == "webhook"
+    assert [d["Status"] for d in event["Deliveries"]] == ["pending"]
+    assert event["Deliveries"][0]["Id"] == sent.json()["DeliveryIds"][0]
+
+
+async def test_test_event_needs_a_configured_endpoint(tenant: Tenant) -> None:
+    response = await tenant.client.post("/api/v2/webhooks/test")
+    assert response.status_code == 409
+    assert response.json()["Code"] == "WEBHOOK_ENDPOINT_NOT_CONFIGURED"
+
+
+async def test_events_are_listed_newest_first_and_filterable(tenant: Tenant) -> None:
+    await with_endpoint(tenant)
+    await tenant.client.post(
+        "/api/v2/sandbox/company/funding", json={"Currency": "USD", "Amount": 5}
+    )
+    await tenant.client.post("/api/v2/webhooks/test")
+    types = [e["Type"] for e in (await tenant.client.get("/api/v2/events")).json()["Items"]]
+    assert types == ["webhook.test", "company.funded"]
+    only = (await tenant.client.get("/api/v2/events", params={"type": "company.funded"})).json()
+    assert [e["Type"] for e in only["Items"]] == ["company.funded"]
+
+
+async def test_deliveries_are_listed_and_filtered_by_status_and_event(tenant: Tenant) -> None:
+    await with_endpoint(tenant)
+    first = (await tenant.client.post("/api/v2/webhooks/test")).json()
+    await tenant.client.post("/api/v2/webhooks/test")
+    pending = (
+        await tenant.client.get("/api/v2/webhooks/deliveries", params={"status": "pending"})
+    ).json()
+    assert len(pending["Items"]) == 2
+    by_event = (
+        await tenant.client.get("/api/v2/webhooks/deliveries", params={"eventId": first["EventId"]})
+    ).json()
+    assert [d["Id"] for d in by_event["Items"]] == first["DeliveryIds"]
+    bad = await tenant.client.get("/api/v2/webhooks/deliveries", params={"status": "lost"})
+    assert bad.status_code == 400
+
+
+async def test_only_failed_deliveries_can_be_retried(tenant: Tenant) -> None:
+    await with_endpoint(tenant)
+    delivery = (await tenant.client.post("/api/v2/webhooks/test")).json()["DeliveryIds"][0]
+    response = await tenant.client.post(f"/api/v2/webhooks/deliveries/{delivery}/retry")
+    assert response.status_code == 409
+    assert response.json()["Code"] == "WEBHOOK_DELIVERY_NOT_RETRYABLE"
+
+
+async def test_another_companys_events_and_deliveries_are_404(make_tenant: TenantFactory) -> None:
+    a, b = await make_tenant("A"), await make_tenant("B")
+    await with_endpoint(a)
+    sent = (await a.client.post("/api/v2/webhooks/test")).json()
+    assert (await b.client.get(f"/api/v2/events/{sent['EventId']}")).status_code == 404
+    retry = await b.client.post(f"/api/v2/webhooks/deliveries/{sent['DeliveryIds'][0]}/retry")
+    assert retry.status_code == 404
+    assert (await b.client.get("/api/v2/events")).json()["Items"] == []
+    assert (await b.client.get("/api/v2/webhooks/deliveries")).json()["Items"] == []
+
+
+async def test_events_without_an_endpoint_have_no_delivery(tenant: Tenant) -> None:
+    await tenant.client.post(
+        "/api/v2/sandbox/company/funding", json={"Currency": "USD", "Amount": 5}
+    )
+    event = (await tenant.client.get("/api/v2/events")).json()["Items"][0]
+    assert (await tenant.client.get(f"/api/v2/events/{event['Id']}")).json()["Deliveries"] == []

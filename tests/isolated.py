@@ -1,0 +1,56 @@
+"""A fresh, committed database per test, for tests that run background workers or servers
+(they must see only their own rows and real commits)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+
+import httpx
+from fastapi import FastAPI
+
+from finplat.app import create_app
+from finplat.companies import service as companies
+from finplat.config import Settings
+from finplat.db.migrate import upgrade_to_head
+from finplat.db.unit_of_work import unit_of_work
+from tests.databases import scratch_database
+
+
+@dataclass
+class Isolated:
+    url: str
+    app: FastAPI
+    client: httpx.AsyncClient
+    company_id: int
+    api_key: str
+    webhook_secret: str
+
+
+@asynccontextmanager
+async def isolated(label: str, **overrides: object) -> AsyncIterator[Isolated]:
+    async with scratch_database(label) as url:
+        await asyncio.to_thread(upgrade_to_head, url)
+        settings = Settings(database_url=url, **overrides)  # type: ignore[arg-type]
+        app = create_app(settings)
+        async with unit_of_work(app.state.session_factory) as session:
+            created = await companies.create_company(session, name="Isolated", sandbox=True)
+        try:
+            async with httpx.AsyncClient(
+                transport=httpx.ASGITransport(app=app),
+                base_url="http://finplat.test",
+                headers={"x-api-key": created.key.api_key},
+                timeout=30,
+            ) as client:
+                yield Isolated(
+                    url,
+                    app,
+                    client,
+                    created.company.id,
+                    created.key.api_key,
+                    created.webhook_secret,
+                )
+        finally:
+            await app.state.engine.dispose()
