@@ -86,6 +86,9 @@ async def fund_company(
             reference=claim.key,
         )
         await idempotency.checkpoint(session, claim, RESERVED, pending_id=pending.transfer_id)
+    else:
+        # Resuming: commit the key takeover so no lock is held across the provider call.
+        await idempotency.checkpoint(session, claim, claim.recovery_point)
     if claim.recovery_point == REJECTED:
         raise ProviderRejected()
     pending_id = int(claim.state["pending_id"])
