@@ -48,3 +48,36 @@ def test_amounts_are_json_numbers_with_exact_digits(minor: int, places: int) -> 
     parsed = __import__("json").loads(rendered, parse_float=Decimal)["Value"]
     assert Decimal(parsed) == value
     assert '"' not in rendered.split(":", 1)[1]  # a number, not a string
+
+
+def test_percentage_fee_rounds_up_to_the_next_minor_unit() -> None:
+    from finplat.kit.money import percentage_of
+
+    assert percentage_of(1001, Decimal("1")) == 11  # 10.01 -> 11
+    assert percentage_of(1000, Decimal("1")) == 10  # exact stays exact
+    assert percentage_of(1, Decimal("0.01")) == 1  # any fraction costs a whole minor unit
+    assert percentage_of(0, Decimal("2.5")) == 0
+
+
+@given(
+    st.integers(min_value=0, max_value=10**12), st.decimals(min_value=0, max_value=100, places=4)
+)
+def test_percentage_fee_is_never_below_the_exact_fee_nor_a_unit_above(
+    minor: int, percent: Decimal
+) -> None:
+    from finplat.kit.money import percentage_of
+
+    exact = Decimal(minor) * percent / 100
+    fee = percentage_of(minor, percent)
+    assert exact <= fee < exact + 1
+
+
+def test_money_refuses_mixing_currencies_and_unknown_codes() -> None:
+    from finplat.kit.money import Money, UnknownCurrency
+
+    assert Money.of(Decimal("1.50"), "usd") + Money.of(Decimal("2"), "USD") == Money(350, "USD")
+    with pytest.raises(ValueError, match="combine"):
+        Money.of(Decimal(1), "USD") + Money.of(Decimal(1), "EUR")
+    with pytest.raises(UnknownCurrency):
+        Money.of(Decimal(1), "ABC")
+    assert Money.of(Decimal("0.000001"), "USDC").minor == 1
