@@ -312,3 +312,27 @@ async def test_finished_keys_are_purged_after_24_hours_and_not_before(
         )
         await session.commit()
     assert remaining == 0
+
+
+async def test_operation_that_requires_a_key_is_400_without_one(
+    app: FastAPI, tenant: Tenant
+) -> None:
+    router = api_router()
+
+    @router.post("/test/key-required")
+    async def key_required(
+        request: Request,
+        session: DbSession,
+        principal: CurrentPrincipal,
+        key: IdempotencyKeyHeader = None,
+    ) -> dict[str, bool]:
+        await claim_request(request, session, principal, key, required=True)
+        return {"ok": True}
+
+    app.include_router(router)
+    response = await tenant.client.post("/test/key-required")
+    assert response.status_code == 400
+    assert response.json()["Code"] == "IDEMPOTENCY_KEY_REQUIRED"
+    assert (
+        await tenant.client.post("/test/key-required", headers={"Idempotency-Key": "x"})
+    ).status_code == 200
