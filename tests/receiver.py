@@ -46,7 +46,7 @@ class Receiver:
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/hooks"
+        return f"http://localhost:{self.port}/hooks"
 
     def by_webhook(self) -> dict[str, list[Received]]:
         grouped: dict[str, list[Received]] = {}

@@ -82,4 +82,4 @@ async def test_cli_refuses_an_invalid_webhook_url() -> None:
         )
         _, err = await proc.communicate()
         assert proc.returncode == 1
-        assert b"VALIDATION_ERROR" in err
+        assert b"WEBHOOK_URL_NOT_ALLOWED" in err

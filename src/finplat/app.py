@@ -12,6 +12,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from finplat import __version__, health
 from finplat.companies.endpoints import router as company_router
@@ -20,6 +21,7 @@ from finplat.db.engine import create_engine, create_session_factory
 from finplat.errors import (
     ApiError,
     ErrorBody,
+    InvalidAmount,
     MalformedJson,
     MethodNotAllowed,
     RouteNotFound,
@@ -29,8 +31,10 @@ from finplat.errors import (
 )
 from finplat.events.endpoints import router as events_router
 from finplat.jobs import run_background
+from finplat.kit.money import INVALID_AMOUNT_ERROR
 from finplat.observability import RequestContextMiddleware, configure_logging
 from finplat.providers.registry import build_providers
+from finplat.routing import served_routes
 from finplat.sandbox.endpoints import router as sandbox_router
 from finplat.tiers.endpoints import router as tiers_router
 from finplat.users.endpoints import router as users_router
@@ -119,6 +123,8 @@ def validation_error(exc: RequestValidationError) -> ApiError:
     fields: dict[str, list[str]] = {}
     for error in errors:
         fields.setdefault(_field_key(tuple(error.get("loc", ()))), []).append(_message(error))
+    if errors and all(e.get("type") == INVALID_AMOUNT_ERROR for e in errors):
+        return InvalidAmount(validation_errors=fields)
     return ValidationFailed(validation_errors=fields)
 
 
@@ -136,6 +142,17 @@ def _body_sent_as_non_json(request: Request, exc: RequestValidationError) -> boo
     )
 
 
+def _methods_for_path(app: FastAPI, scope: Any) -> list[str]:
+    """Every method served at the request's path: Starlette's own 405 names only the first
+    route that matched the path, not all of them."""
+    methods: set[str] = set()
+    for route in served_routes(app.routes):
+        match, _ = route.matches({**scope, "method": "GET"})
+        if match is not Match.NONE:
+            methods |= getattr(route, "methods", None) or set()
+    return sorted(methods - {"HEAD"})
+
+
 def _install_error_handlers(app: FastAPI) -> None:
     async def on_api_error(_: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, ApiError)
@@ -147,13 +164,14 @@ def _install_error_handlers(app: FastAPI) -> None:
             return error_response(UnsupportedMediaType())
         return error_response(validation_error(exc))
 
-    async def on_http_error(_: Request, exc: Exception) -> JSONResponse:
+    async def on_http_error(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, StarletteHTTPException)
         headers = dict(exc.headers) if exc.headers else None
         if exc.status_code == 404:
             return error_response(RouteNotFound(headers=headers))
         if exc.status_code == 405:
-            return error_response(MethodNotAllowed(headers=headers))
+            allowed = ", ".join(_methods_for_path(app, request.scope))
+            return error_response(MethodNotAllowed(headers={"Allow": allowed}))
         return error_response(
             ApiError(str(exc.detail), status=exc.status_code, code="HTTP_ERROR", headers=headers)
         )

@@ -144,11 +144,16 @@ def company_create(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON line.")] = False,
 ) -> None:
     """Create a company with its first API key and webhook secret (both shown only now)."""
-    sandbox = get_settings().sandbox
+    settings = get_settings()
 
     async def work(session: AsyncSession) -> companies.CreatedCompany:
         return await companies.create_company(
-            session, name=name, is_mor=mor, webhook_url=webhook_url, sandbox=sandbox
+            session,
+            name=name,
+            is_mor=mor,
+            webhook_url=webhook_url,
+            sandbox=settings.sandbox,
+            allow_loopback_webhooks=bool(settings.allow_loopback_webhooks),
         )
 
     created = _in_transaction(work)

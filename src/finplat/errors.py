@@ -87,6 +87,12 @@ class MalformedJson(ApiError):
     message = "The request body is not valid JSON."
 
 
+class InvalidAmount(ApiError):
+    status = 400
+    code = "INVALID_AMOUNT"
+    message = "The amount is not valid."
+
+
 class Unauthorized(ApiError):
     status = 401
     code = "UNAUTHORIZED"

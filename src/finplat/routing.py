@@ -7,13 +7,14 @@ to the session before any query runs, and the transaction commits before the res
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request, Response, Security
 from fastapi.routing import APIRoute
 from fastapi.security import APIKeyHeader
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from starlette.routing import BaseRoute
 
 from finplat.auth.principal import Principal, authenticate
 from finplat.db.tenancy import bind_company
@@ -128,3 +129,20 @@ def _principal(request: Request) -> Principal:
 
 DbSession = Annotated[AsyncSession, Depends(_session)]
 CurrentPrincipal = Annotated[Principal, Depends(_principal)]
+
+
+def served_routes(routes: Sequence[BaseRoute]) -> list[BaseRoute]:
+    """Every route the application really serves, flattened.
+
+    Recent FastAPI keeps included routers as wrapper objects in `app.routes` instead of copying
+    their routes in, so code that walks `app.routes` would miss every API route. Our routers
+    are included without a prefix, so the inner routes' paths are the served paths.
+    """
+    flat: list[BaseRoute] = []
+    for route in routes:
+        inner = getattr(route, "original_router", None)
+        if inner is not None:
+            flat += served_routes(inner.routes)
+        else:
+            flat.append(route)
+    return flat

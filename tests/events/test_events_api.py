@@ -8,7 +8,7 @@ CONFIG = "/api/v2/company/configuration"
 
 
 async def with_endpoint(tenant: Tenant) -> None:
-    response = await tenant.client.put(CONFIG, json={"WebhookUrl": "http://127.0.0.1:9/hooks"})
+    response = await tenant.client.put(CONFIG, json={"WebhookUrl": "http://localhost:9/hooks"})
     assert response.status_code == 200
 
 

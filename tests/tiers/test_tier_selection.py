@@ -35,7 +35,7 @@ async def test_tier_of_other_account_type_is_rejected(api: httpx.AsyncClient) ->
     user = await new_user(api, "personal")
     business = await tier_named(api, "Business Pro")
     response = await api.post(f"/api/v2/users/{user['Id']}/tier", json={"TierId": business["Id"]})
-    assert response.status_code == 400
+    assert response.status_code == 409
     assert response.json()["Code"] == "TIER_ACCOUNT_TYPE_MISMATCH"
     assert (await api.get(f"/api/v2/users/{user['Id']}")).json()["TierId"] == user["TierId"]
 
@@ -49,7 +49,7 @@ async def test_inactive_tier_is_rejected(
         await session.execute(update(Tier).where(Tier.id == premium["Id"]).values(is_active=False))
         await session.commit()
     response = await api.post(f"/api/v2/users/{user['Id']}/tier", json={"TierId": premium["Id"]})
-    assert response.status_code == 400
+    assert response.status_code == 409
     assert response.json()["Code"] == "TIER_NOT_ACTIVE"
 
 

@@ -101,10 +101,8 @@ async def test_country_not_two_letter_iso_is_rejected(api: httpx.AsyncClient, co
     assert_invalid_field(await create(api, Country=country), "Country")
 
 
-async def test_lower_case_country_is_normalised(api: httpx.AsyncClient) -> None:
-    response = await create(api, Country="de")
-    assert response.status_code == 201
-    assert response.json()["Country"] == "DE"
+async def test_lower_case_country_is_rejected_not_rewritten(api: httpx.AsyncClient) -> None:
+    assert_invalid_field(await create(api, Country="de"), "Country")
 
 
 @pytest.mark.parametrize("account_type", ["Personal", "corporate", "", None])
@@ -134,6 +132,30 @@ async def test_required_field_missing_is_rejected(api: httpx.AsyncClient, field:
 
 async def test_empty_external_user_id_is_rejected(api: httpx.AsyncClient) -> None:
     assert_invalid_field(await create(api, ExternalUserId="   "), "ExternalUserId")
+
+
+@pytest.mark.parametrize("value", [" Ada", "Ada ", "A\nda", "A\x00da", "\u0007"])
+async def test_text_with_edge_whitespace_or_control_characters_is_rejected_not_trimmed(
+    api: httpx.AsyncClient, value: str
+) -> None:
+    assert_invalid_field(await create(api, FirstName=value), "FirstName")
+
+
+async def test_text_with_a_lone_surrogate_is_rejected(api: httpx.AsyncClient) -> None:
+    body = b'{"FirstName": "A\\ud800da"}'
+    payload = user_payload()
+    payload.pop("FirstName")
+    raw = body[:-1] + b", " + __import__("json").dumps(payload).encode()[1:]
+    response = await api.post(
+        "/api/v2/users", content=raw, headers={"content-type": "application/json"}
+    )
+    assert_invalid_field(response, "FirstName")
+
+
+async def test_unicode_names_are_accepted(api: httpx.AsyncClient) -> None:
+    response = await create(api, FirstName="Zoë 😀", LastName="Ōtsuka-Brontë")
+    assert response.status_code == 201
+    assert response.json()["FirstName"] == "Zoë 😀"
 
 
 async def test_unknown_field_is_rejected(api: httpx.AsyncClient) -> None:

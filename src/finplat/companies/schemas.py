@@ -5,6 +5,7 @@ from datetime import datetime
 from pydantic import Field
 
 from finplat.companies.models import Company
+from finplat.events.destinations import WEBHOOK_URL_PATTERN
 from finplat.kit.schemas import RequestModel, ResponseModel
 from finplat.ledger.schemas import BalanceResponse
 
@@ -21,7 +22,15 @@ class ConfigurationUpdate(RequestModel):
         }
     }
 
-    WebhookUrl: str | None = Field(default=None, max_length=2048)
+    WebhookUrl: str | None = Field(
+        default=None,
+        max_length=2048,
+        pattern=WEBHOOK_URL_PATTERN,
+        description="http(s) URL with a DNS host name (IP literals are not accepted). Every "
+        "address the name resolves to must be public; loopback names are accepted only in "
+        "development.",
+        json_schema_extra={"format": "uri"},
+    )
     RotateWebhookSecret: bool = Field(
         default=False, description="Issue a new webhook secret; it is returned only once."
     )

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from urllib.parse import urlsplit
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -35,17 +34,6 @@ class CompanyNotFound(NotFound):
     message = "No company with that id."
 
 
-def validate_webhook_url(url: str) -> str:
-    """An absolute http(s) URL with a host; finer address rules come with webhook delivery."""
-    parts = urlsplit(url.strip())
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ValidationFailed(
-            "The webhook URL must be an absolute http or https URL.",
-            validation_errors={"WebhookUrl": ["Must be an absolute http(s) URL."]},
-        )
-    return url.strip()
-
-
 async def create_company(
     session: AsyncSession,
     *,
@@ -53,6 +41,7 @@ async def create_company(
     is_mor: bool = False,
     webhook_url: str | None = None,
     sandbox: bool,
+    allow_loopback_webhooks: bool = False,
 ) -> CreatedCompany:
     """Create a company with its first API key, a webhook secret and the default tiers."""
     name = name.strip()
@@ -67,7 +56,11 @@ async def create_company(
         Company(
             name=name,
             is_mor=is_mor,
-            webhook_url=validate_webhook_url(webhook_url) if webhook_url else None,
+            webhook_url=await check_webhook_url(
+                webhook_url, allow_loopback=allow_loopback_webhooks, must_resolve=False
+            )
+            if webhook_url
+            else None,
             webhook_secret=secret,
         ),
     )
@@ -146,7 +139,7 @@ async def update_configuration(
             company.webhook_url = None
         else:
             company.webhook_url = await check_webhook_url(
-                webhook_url.strip(), allow_loopback=allow_loopback
+                webhook_url, allow_loopback=allow_loopback, must_resolve=False
             )
         company.webhook_disabled_at = None
     new_secret = None

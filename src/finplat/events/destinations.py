@@ -8,12 +8,19 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import re
 import socket
 from urllib.parse import urlsplit
 
 from finplat.errors import ValidationFailed
 
 RESOLVE_TIMEOUT_SECONDS = 5.0
+# http(s), a DNS host name whose last label starts with a letter (so no IP literals), an
+# optional port, then an optional path, query and fragment without spaces or control characters.
+WEBHOOK_URL_PATTERN = (
+    r"^https?://(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)*"
+    r"[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?::[0-9]{1,5})?(?:[/?#][!-~]*)?$"
+)
 
 
 class WebhookDestinationRefused(ValidationFailed):
@@ -38,7 +45,9 @@ def address_allowed(address: str, *, allow_loopback: bool) -> bool:
 
 
 def parse_webhook_url(url: str) -> tuple[str, int]:
-    """Syntax: absolute http(s) URL with a host, no credentials. Returns (host, port)."""
+    """Syntax: http(s) URL with a DNS host name, no credentials. Returns (host, port)."""
+    if not re.match(WEBHOOK_URL_PATTERN, url):
+        raise _refuse("must be an http(s) URL with a host name, e.g. https://hooks.example.com/x")
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise _refuse("must be an absolute http or https URL")
@@ -51,22 +60,31 @@ def parse_webhook_url(url: str) -> tuple[str, int]:
     return parts.hostname, port
 
 
-async def resolve(host: str, port: int) -> list[str]:
+async def resolve(host: str, port: int) -> list[str] | None:
+    """The addresses `host` resolves to, or None if it does not resolve (now)."""
     loop = asyncio.get_running_loop()
     try:
         infos = await asyncio.wait_for(
             loop.getaddrinfo(host, port, type=socket.SOCK_STREAM), RESOLVE_TIMEOUT_SECONDS
         )
     except (OSError, TimeoutError):
-        raise _refuse(f"the host {host!r} cannot be resolved") from None
+        return None
     return sorted({str(info[4][0]) for info in infos})
 
 
-async def check_webhook_url(url: str, *, allow_loopback: bool) -> str:
+async def check_webhook_url(url: str, *, allow_loopback: bool, must_resolve: bool) -> str:
     """Refuse URLs that are malformed or resolve to private, link-local, metadata or other
-    non-public addresses (loopback only when `allow_loopback`)."""
+    non-public addresses (loopback only when `allow_loopback`).
+
+    At configuration a name that does not resolve yet is accepted (DNS may be set up later);
+    before each delivery (`must_resolve`) it is a failed attempt.
+    """
     host, port = parse_webhook_url(url)
     addresses = await resolve(host, port)
+    if addresses is None:
+        if must_resolve:
+            raise _refuse(f"the host {host!r} cannot be resolved")
+        return url
     refused = [a for a in addresses if not address_allowed(a, allow_loopback=allow_loopback)]
     if refused:
         raise _refuse(f"{host} resolves to a non-public address ({refused[0]})")

@@ -18,9 +18,12 @@ from finplat.routing import CurrentPrincipal, DbSession, api_router
 
 router = api_router(tags=["Events and webhooks"])
 
-EventIdPath = Annotated[str, Path(min_length=1, max_length=40, description="The event's `Id`.")]
+EVENT_ID_PATTERN = r"^evt_[0-9a-f]{32}$"
+EVENT_TYPE_PATTERN = r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$"
+DELIVERY_ID_PATTERN = r"^whd_[0-9a-f]{32}$"
+EventIdPath = Annotated[str, Path(pattern=EVENT_ID_PATTERN, description="The event's `Id`.")]
 DeliveryIdPath = Annotated[
-    str, Path(min_length=1, max_length=40, description="The delivery's `Id`.")
+    str, Path(pattern=DELIVERY_ID_PATTERN, description="The delivery's `Id`.")
 ]
 DeliveryStatus = Literal["pending", "succeeded", "failed", "endpoint_disabled"]
 
@@ -35,7 +38,10 @@ async def list_events(
     session: DbSession,
     principal: CurrentPrincipal,
     page: PageParams,
-    type: Annotated[str | None, Query(min_length=1, max_length=100)] = None,
+    type: Annotated[
+        str | None,
+        Query(max_length=100, pattern=EVENT_TYPE_PATTERN, description="e.g. `company.funded`"),
+    ] = None,
 ) -> EventPage:
     result = await service.list_events(
         session, company_id=principal.company_id, page=page, event_type=type
@@ -75,7 +81,7 @@ async def list_deliveries(
     principal: CurrentPrincipal,
     page: PageParams,
     status_: Annotated[DeliveryStatus | None, Query(alias="status")] = None,
-    eventId: Annotated[str | None, Query(min_length=1, max_length=40)] = None,
+    eventId: Annotated[str | None, Query(pattern=EVENT_ID_PATTERN)] = None,
 ) -> DeliveryPage:
     result = await service.list_deliveries(
         session, company_id=principal.company_id, page=page, status=status_, event_id=eventId

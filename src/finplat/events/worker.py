@@ -141,7 +141,7 @@ class WebhookWorker:
     ) -> AttemptResult:
         started = time.perf_counter()
         try:
-            await check_webhook_url(url, allow_loopback=self.allow_loopback)
+            await check_webhook_url(url, allow_loopback=self.allow_loopback, must_resolve=True)
         except ApiError as refused:
             return AttemptResult(None, refused.message[:300], None, 0)
         now = utcnow()

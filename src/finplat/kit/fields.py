@@ -13,7 +13,8 @@ from pydantic import AfterValidator, BeforeValidator, Field, WithJsonSchema
 
 from finplat.kit.clock import today
 
-_E164 = re.compile(r"^\+[1-9]\d{1,14}$")
+E164_PATTERN = r"^\+[1-9][0-9]{6,14}$"
+_E164 = re.compile(E164_PATTERN)
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 EARLIEST_BIRTH_DATE = date(1900, 1, 1)
 
@@ -21,7 +22,9 @@ EARLIEST_BIRTH_DATE = date(1900, 1, 1)
 def _email(value: str) -> str:
     try:
         # No DNS lookups: deliverability is the partner's concern, syntax is ours.
-        return validate_email(value, check_deliverability=False).normalized
+        return validate_email(
+            value, check_deliverability=False, globally_deliverable=False
+        ).normalized
     except EmailNotValidError:
         raise ValueError("Not a valid email address.") from None
 
@@ -38,11 +41,34 @@ def _e164_phone(value: str) -> str:
     return str(phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164))
 
 
+COUNTRY_CODES: tuple[str, ...] = tuple(sorted(c.alpha_2 for c in pycountry.countries))
+
+
 def _country(value: str) -> str:
-    code = value.upper()
-    if len(code) != 2 or pycountry.countries.get(alpha_2=code) is None:
-        raise ValueError("Must be a two-letter ISO 3166-1 country code, such as 'GB'.")
-    return code
+    if value not in COUNTRY_CODES:
+        raise ValueError("Must be a two-letter ISO 3166-1 country code in capitals, such as 'GB'.")
+    return value
+
+
+def _no_lone_surrogates(value: str) -> str:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("Must be valid Unicode text.") from None
+    return value
+
+
+# Free text: no control characters, no leading or trailing whitespace (nothing is trimmed
+# silently: such a value is refused), and valid Unicode (no lone surrogates).
+_WHITESPACE = r"\u0009-\u000d\u0020\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+_CONTROL = r"\u0000-\u001f\u007f-\u009f"
+SAFE_TEXT_PATTERN = rf"^[^{_CONTROL}{_WHITESPACE}](?:[^{_CONTROL}]*[^{_CONTROL}{_WHITESPACE}])?$"
+
+
+SafeText = Annotated[
+    str, Field(min_length=1, pattern=SAFE_TEXT_PATTERN), AfterValidator(_no_lone_surrogates)
+]
+"""One-line text; give the length with `Annotated[SafeText, Field(max_length=N)]`."""
 
 
 def _iso_date(value: Any) -> date:
@@ -65,17 +91,41 @@ def _birth_date(value: date) -> date:
 
 
 EmailAddress = Annotated[
-    str, Field(max_length=320, examples=["ada@example.com"]), AfterValidator(_email)
+    str,
+    Field(max_length=254, examples=["ada@example.com"], json_schema_extra={"format": "email"}),
+    AfterValidator(_email),
 ]
 E164Phone = Annotated[
-    str, Field(max_length=16, examples=["+447911123456"]), AfterValidator(_e164_phone)
+    str,
+    Field(
+        pattern=E164_PATTERN,
+        examples=["+447911123456"],
+        description="E.164: '+', country code and number, no spaces; must be a number that "
+        "exists in its country's numbering plan.",
+        json_schema_extra={"format": "e164"},
+    ),
+    AfterValidator(_e164_phone),
 ]
 CountryCode = Annotated[
-    str, Field(min_length=2, max_length=2, examples=["GB"]), AfterValidator(_country)
+    str,
+    Field(examples=["GB"], json_schema_extra={"enum": list(COUNTRY_CODES)}),
+    AfterValidator(_country),
 ]
 IsoDate = Annotated[
     date,
     BeforeValidator(_iso_date),
     WithJsonSchema({"type": "string", "format": "date", "examples": ["1990-05-17"]}),
 ]
-BirthDate = Annotated[IsoDate, AfterValidator(_birth_date)]
+BirthDate = Annotated[
+    date,
+    BeforeValidator(_iso_date),
+    AfterValidator(_birth_date),
+    WithJsonSchema(
+        {
+            "type": "string",
+            "format": "date",
+            "description": "YYYY-MM-DD, before today and not before 1900-01-01.",
+            "examples": ["1990-05-17"],
+        }
+    ),
+]

@@ -11,7 +11,9 @@ from decimal import ROUND_CEILING, Decimal
 from typing import Annotated, Any
 
 import pycountry
-from pydantic import PlainSerializer, WithJsonSchema
+from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler, PlainSerializer, WithJsonSchema
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import PydanticCustomError, core_schema
 
 # ISO 4217 currencies whose minor unit is not 2, plus the stablecoins the spec names.
 _ZERO_DECIMAL = "BIF CLP DJF GNF ISK JPY KMF KRW PYG RWF UGX UYI VND VUV XAF XOF XPF"
@@ -32,6 +34,10 @@ class ExcessPrecision(ValueError):
 
 
 STABLECOINS = frozenset({"USDC", "USDT"})
+# Every currency the service accepts: ISO 4217 codes and the stablecoins.
+CURRENCY_CODES: tuple[str, ...] = tuple(
+    sorted({c.alpha_3 for c in pycountry.currencies} | STABLECOINS)
+)
 
 
 class UnknownCurrency(ValueError):
@@ -41,9 +47,7 @@ class UnknownCurrency(ValueError):
 def normalize_currency(code: str) -> str:
     """Upper-case ISO 4217 code or stablecoin; anything else raises `UnknownCurrency`."""
     upper = code.strip().upper()
-    if upper in STABLECOINS or (
-        len(upper) == 3 and upper.isalpha() and pycountry.currencies.get(alpha_3=upper)
-    ):
+    if upper in CURRENCY_CODES:
         return upper
     raise UnknownCurrency(f"{code!r} is not a supported currency code")
 
@@ -134,3 +138,57 @@ def percentage_of(minor: int, percent: Decimal) -> int:
         raise ValueError("a percentage fee cannot be negative")
     exact = Decimal(minor) * percent / Decimal(100)
     return int(exact.to_integral_value(rounding=ROUND_CEILING))
+
+
+@dataclass(frozen=True)
+class AmountRange:
+    """Bounds of an amount field: documented in the OpenAPI schema, and a value outside them is
+    the spec's `INVALID_AMOUNT` (not a generic validation error).
+
+    Use as `Annotated[DecimalAmount, AmountRange(greater_than=Decimal(0), at_most=...)]`.
+    """
+
+    greater_than: Decimal | None = None
+    at_least: Decimal | None = None
+    at_most: Decimal | None = None
+
+    def _check(self, value: Decimal) -> Decimal:
+        if (
+            (self.greater_than is not None and value <= self.greater_than)
+            or (self.at_least is not None and value < self.at_least)
+            or (self.at_most is not None and value > self.at_most)
+        ):
+            raise PydanticCustomError(
+                INVALID_AMOUNT_ERROR, "Must be {bounds}.", {"bounds": self.describe()}
+            )
+        return value
+
+    def describe(self) -> str:
+        parts = []
+        if self.greater_than is not None:
+            parts.append(f"greater than {self.greater_than}")
+        if self.at_least is not None:
+            parts.append(f"at least {self.at_least}")
+        if self.at_most is not None:
+            parts.append(f"at most {self.at_most}")
+        return " and ".join(parts)
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        return core_schema.no_info_after_validator_function(self._check, handler(source))
+
+    def __get_pydantic_json_schema__(
+        self, schema: core_schema.CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        json_schema = handler(schema)
+        if self.greater_than is not None:
+            json_schema["exclusiveMinimum"] = amount_for_json(self.greater_than)
+        if self.at_least is not None:
+            json_schema["minimum"] = amount_for_json(self.at_least)
+        if self.at_most is not None:
+            json_schema["maximum"] = amount_for_json(self.at_most)
+        return json_schema
+
+
+INVALID_AMOUNT_ERROR = "invalid_amount"

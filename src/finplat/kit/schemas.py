@@ -11,14 +11,19 @@ from typing import Annotated
 from fastapi import Path
 from pydantic import BaseModel, ConfigDict
 
-# Identifiers are 64-bit; larger numbers are refused as invalid input, not sent to the database.
-MAX_ID = 2**63 - 1
+# Identifiers stay within 2^53 - 1 so every client, JavaScript included, holds them exactly;
+# larger numbers are refused as invalid input, never sent to the database.
+MAX_ID = 2**53 - 1
 
 
 class RequestModel(BaseModel):
-    """A request body: unknown fields are refused so a misspelt field never passes silently."""
+    """A request body: unknown fields are refused so a misspelt field never passes silently.
 
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+    Values are taken exactly as sent (no silent trimming): what the OpenAPI document accepts is
+    what the service accepts.
+    """
+
+    model_config = ConfigDict(extra="forbid")
 
 
 class ResponseModel(BaseModel):

@@ -15,7 +15,7 @@ from decimal import Decimal
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from finplat.errors import ApiError
+from finplat.errors import InvalidAmount
 from finplat.events import service as events
 from finplat.idempotency import service as idempotency
 from finplat.idempotency.service import Claim
@@ -32,12 +32,6 @@ MAX_FUNDING = Decimal("1000000000")  # per request, in major units
 RESERVATION_LIFETIME = idempotency.RETENTION
 RESERVED = "reserved"
 REJECTED = "rejected"
-
-
-class InvalidAmount(ApiError):
-    status = 400
-    code = "INVALID_AMOUNT"
-    message = "The amount is not valid."
 
 
 @dataclass(frozen=True)

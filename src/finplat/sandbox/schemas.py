@@ -1,12 +1,15 @@
 from __future__ import annotations
 
 from datetime import datetime
+from decimal import Decimal
+from typing import Annotated
 
 from pydantic import Field
 
-from finplat.kit.money import DecimalAmount
+from finplat.kit.money import CURRENCY_CODES, AmountRange, DecimalAmount
 from finplat.kit.schemas import RequestModel, ResponseModel
 from finplat.ledger.schemas import BalanceResponse
+from finplat.sandbox.funding import MAX_FUNDING
 
 
 class FundingRequest(RequestModel):
@@ -15,9 +18,16 @@ class FundingRequest(RequestModel):
     }
 
     Currency: str = Field(
-        min_length=3, max_length=4, description="ISO 4217 code, or USDC / USDT.", examples=["USD"]
+        description="ISO 4217 code, or USDC / USDT.",
+        examples=["USD"],
+        json_schema_extra={"enum": list(CURRENCY_CODES)},
     )
-    Amount: DecimalAmount = Field(description="Major units, at most the currency's decimals.")
+    Amount: Annotated[DecimalAmount, AmountRange(greater_than=Decimal(0), at_most=MAX_FUNDING)] = (
+        Field(
+            description="Major units with at most the currency's decimals (2 for most, 0 for JPY "
+            "and the like, 3 for KWD and the like, 6 for USDC and USDT).",
+        )
+    )
 
 
 class FundingResponse(ResponseModel):

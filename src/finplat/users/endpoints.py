@@ -5,6 +5,7 @@ from typing import Annotated
 from fastapi import Query, status
 
 from finplat.errors import error_responses
+from finplat.kit.fields import SAFE_TEXT_PATTERN
 from finplat.kit.pagination import PageParams
 from finplat.kit.schemas import UserIdPath
 from finplat.routing import CurrentPrincipal, DbSession, api_router
@@ -41,7 +42,12 @@ async def list_users(
     page: PageParams,
     externalUserId: Annotated[
         str | None,
-        Query(min_length=1, max_length=255, description="Only the user with this ExternalUserId."),
+        Query(
+            min_length=1,
+            max_length=255,
+            pattern=SAFE_TEXT_PATTERN,
+            description="Only the user with this ExternalUserId.",
+        ),
     ] = None,
 ) -> UserPage:
     result = await service.list_users(
@@ -72,9 +78,9 @@ async def get_user(
     "/api/v2/users/{userId}/tier",
     response_model=UserResponse,
     summary="Select a user's tier",
-    description="The tier must belong to the company, be active and match the user's "
-    "`AccountType`. Returns the updated user.",
-    responses=error_responses(400, 404),
+    description="The tier must belong to the company (404 otherwise), be active and match the "
+    "user's `AccountType` (409 otherwise). Returns the updated user.",
+    responses=error_responses(400, 404, 409),
 )
 async def select_tier(
     userId: UserIdPath, body: TierSelection, session: DbSession, principal: CurrentPrincipal

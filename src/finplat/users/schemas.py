@@ -1,11 +1,11 @@
 from __future__ import annotations
 
 from datetime import date, datetime
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
-from finplat.kit.fields import BirthDate, CountryCode, E164Phone, EmailAddress
+from finplat.kit.fields import BirthDate, CountryCode, E164Phone, EmailAddress, SafeText
 from finplat.kit.pagination import Page
 from finplat.kit.schemas import MAX_ID, RequestModel, ResponseModel
 from finplat.users.models import User
@@ -35,12 +35,10 @@ class UserCreate(RequestModel):
     }
 
     Email: EmailAddress
-    FirstName: str = Field(min_length=1, max_length=100)
-    LastName: str = Field(min_length=1, max_length=100)
+    FirstName: Annotated[SafeText, Field(max_length=100)]
+    LastName: Annotated[SafeText, Field(max_length=100)]
     Phone: E164Phone
-    ExternalUserId: str = Field(
-        min_length=1,
-        max_length=255,
+    ExternalUserId: Annotated[SafeText, Field(max_length=255)] = Field(
         description="The caller's stable customer id (not an address that may change); "
         "unique within the company.",
     )
@@ -48,10 +46,10 @@ class UserCreate(RequestModel):
         description="Send it explicitly: `personal` or `business`."
     )
     DateOfBirth: BirthDate
-    Address: str | None = Field(default=None, max_length=200)
-    City: str | None = Field(default=None, max_length=100)
+    Address: Annotated[SafeText, Field(max_length=200)] | None = None
+    City: Annotated[SafeText, Field(max_length=100)] | None = None
     Country: CountryCode
-    ZipCode: str | None = Field(default=None, max_length=20)
+    ZipCode: Annotated[SafeText, Field(max_length=20)] | None = None
 
 
 class TierSelection(RequestModel):

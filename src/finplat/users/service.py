@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from finplat.errors import ApiError, Conflict, NotFound
+from finplat.errors import Conflict, NotFound
 from finplat.kit.pagination import PageRequest, PageSlice, fetch_page
 from finplat.tiers import service as tiers
 from finplat.users.models import User
@@ -26,14 +26,12 @@ class UserAlreadyExists(Conflict):
     message = "A user with this ExternalUserId already exists."
 
 
-class TierNotActive(ApiError):
-    status = 400
+class TierNotActive(Conflict):
     code = "TIER_NOT_ACTIVE"
     message = "The tier is not active and cannot be selected."
 
 
-class TierAccountTypeMismatch(ApiError):
-    status = 400
+class TierAccountTypeMismatch(Conflict):
     code = "TIER_ACCOUNT_TYPE_MISMATCH"
     message = "The tier is for a different account type than the user's."
 
