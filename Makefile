@@ -3,7 +3,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test test-postgres lint format clean
+.PHONY: install run test test-postgres fuzz lint format clean
 
 install: $(STAMP)
 
@@ -26,6 +26,12 @@ test: install
 
 test-postgres: install
 	FINPLAT_TEST_DATABASE_URL=postgresql+asyncpg://postgres@127.0.0.1:5432/test $(PY) -m pytest -q $(PYTEST_ARGS)
+
+# The long schema-driven fuzzing profile (many more examples, stateful sequences). Prints its
+# seed; replay a failure with `make fuzz FINPLAT_FUZZ_SEED=<seed>`.
+fuzz: install
+	FINPLAT_FUZZ_PROFILE=long FINPLAT_FUZZ_SEED=$(FINPLAT_FUZZ_SEED) FINPLAT_TEST_DATABASE_URL=$(FINPLAT_TEST_DATABASE_URL) \
+		$(PY) -m pytest -q -s tests/fuzz/test_schemathesis.py -k finds_nothing
 
 lint: install
 	$(VENV)/bin/ruff check src tests migrations

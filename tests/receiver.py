@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-import socket
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
+
+from tests.local_server import LocalServer, free_port
 
 
 @dataclass
@@ -35,14 +35,14 @@ class Receiver:
     delay: float = 0.0
     port: int = 0
     received: list[Received] = field(default_factory=list)
-    _server: uvicorn.Server | None = None
-    _task: asyncio.Task[None] | None = None
+    _server: LocalServer | None = None
 
     def __post_init__(self) -> None:
-        if not self.port:
-            with socket.socket() as sock:
-                sock.bind(("127.0.0.1", 0))
-                self.port = int(sock.getsockname()[1])
+        self.port = self.port or free_port()
+
+    @property
+    def running(self) -> bool:
+        return self._server is not None
 
     @property
     def url(self) -> str:
@@ -64,19 +64,10 @@ class Receiver:
 
     async def start(self) -> None:
         app = Starlette(routes=[Route("/hooks", self._handle, methods=["POST"])])
-        config = uvicorn.Config(
-            app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="off"
-        )
-        self._server = uvicorn.Server(config)
-        self._task = asyncio.create_task(self._server.serve())
-        for _ in range(200):  # up to 10 s
-            if self._server.started:
-                return
-            await asyncio.sleep(0.05)
-        raise RuntimeError("receiver did not start")
+        self._server = LocalServer(app, self.port)
+        await self._server.start()
 
     async def stop(self) -> None:
-        if self._server is not None and self._task is not None:
-            self._server.should_exit = True
-            await self._task
+        if self._server is not None:
+            await self._server.stop()
             self._server = None

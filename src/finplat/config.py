@@ -33,6 +33,12 @@ class Settings(BaseSettings):
     webhook_lease_seconds: float = Field(default=60.0, gt=0)
     webhook_batch_size: int = Field(default=50, ge=1)
     webhook_poll_seconds: float = Field(default=1.0, gt=0)
+    # Requests per API key (the `limits` notation, e.g. "100/second;5000/minute"), shared by
+    # every API process through Redis when `redis_url` is set, in memory otherwise.
+    rate_limit: str = "100/second"
+    redis_url: str | None = None
+    # Largest accepted request body, in bytes.
+    max_body_bytes: int = Field(default=1_048_576, ge=1024)
     # Run the webhook worker and maintenance jobs inside the API process (`serve --no-worker`
     # turns this off when dedicated `finplat worker` processes do the work).
     run_background_jobs: bool = True

@@ -7,7 +7,9 @@ to the session before any query runs, and the transaction commits before the res
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Coroutine, Sequence
+from decimal import Decimal
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request, Response, Security
@@ -22,6 +24,7 @@ from finplat.db.unit_of_work import unit_of_work
 from finplat.errors import ApiError, error_response
 from finplat.idempotency import service as idempotency
 from finplat.idempotency.http import RequestClaim
+from finplat.kit.money import exact_json_numbers
 
 API_KEY_HEADER = "x-api-key"
 
@@ -34,11 +37,26 @@ api_key_scheme = APIKeyHeader(
 )
 
 
+class ExactJsonRequest(Request):
+    """Parses JSON bodies with decimals kept exact.
+
+    Starlette's `json()` turns 0.10000000000000001 into the float 0.1 before validation, which
+    would round a money amount silently; here every JSON number with a fraction or exponent
+    becomes a `Decimal` with exactly the digits sent.
+    """
+
+    async def json(self) -> Any:
+        if not hasattr(self, "_json"):
+            self._json = json.loads(await self.body(), parse_float=Decimal)
+        return self._json
+
+
 class AuthenticatedRoute(APIRoute):
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handler = super().get_route_handler()
 
         async def authenticated_handler(request: Request) -> Response:
+            request = ExactJsonRequest(request.scope, request.receive)
             factory: async_sessionmaker[AsyncSession] = request.app.state.session_factory
             try:
                 async with unit_of_work(factory) as session:
@@ -47,7 +65,7 @@ class AuthenticatedRoute(APIRoute):
                     request.state.session = session
                     request.state.principal = principal
                     request.state.company_id = principal.company_id
-                    response = await handler(request)
+                    response = _with_exact_numbers(await handler(request))
                     held = _held_claim(request)
                     if held is not None:
                         # Same transaction as the operation's last effect.
@@ -74,6 +92,16 @@ class AuthenticatedRoute(APIRoute):
                 raise
 
         return authenticated_handler
+
+
+def _with_exact_numbers(response: Response) -> Response:
+    """Write amounts as exact JSON numbers (see `finplat.kit.money.amount_for_json`)."""
+    body = bytes(response.body)
+    exact = exact_json_numbers(body)
+    if exact == body:
+        return response
+    headers = {k: v for k, v in response.headers.items() if k.lower() != "content-length"}
+    return Response(exact, status_code=response.status_code, headers=headers)
 
 
 def _held_claim(request: Request) -> RequestClaim | None:

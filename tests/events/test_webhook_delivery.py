@@ -141,7 +141,7 @@ async def test_receiver_down_for_the_whole_schedule_then_back_gets_every_event(
         event_ids = await send_events(env, receiver, 4)
 
         async def recover_before_last_attempt(pending: list[WebhookDelivery]) -> None:
-            if receiver._server is None and all(d.attempts == MAX_ATTEMPTS - 1 for d in pending):
+            if not receiver.running and all(d.attempts == MAX_ATTEMPTS - 1 for d in pending):
                 await receiver.start()
 
         try:

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 from decimal import Decimal
 
 import pytest
@@ -41,13 +42,22 @@ class _Wire(BaseModel):
     Value: DecimalAmount
 
 
-@given(st.integers(min_value=-(10**13), max_value=10**13), st.sampled_from([0, 2, 6]))
-def test_amounts_are_json_numbers_with_exact_digits(minor: int, places: int) -> None:
+@given(st.integers(min_value=-(10**24), max_value=10**24), st.sampled_from([0, 2, 3, 6]))
+def test_amounts_are_json_numbers_with_exact_digits_at_any_size(minor: int, places: int) -> None:
+    from finplat.kit.money import exact_json_numbers
+
     value = Decimal(minor).scaleb(-places)
-    rendered = _Wire(Value=value).model_dump_json()
-    parsed = __import__("json").loads(rendered, parse_float=Decimal)["Value"]
-    assert Decimal(parsed) == value
-    assert '"' not in rendered.split(":", 1)[1]  # a number, not a string
+    rendered = exact_json_numbers(_Wire(Value=value).model_dump_json().encode())
+    parsed = json.loads(rendered, parse_float=Decimal, parse_int=Decimal)["Value"]
+    assert parsed == value
+    assert b'"Value":"' not in rendered  # a number, not a string
+
+
+def test_marked_amount_inside_user_text_cannot_be_forged() -> None:
+    from finplat.kit.money import exact_json_numbers
+
+    body = json.dumps({"Name": "\\u0000123"}).encode()
+    assert exact_json_numbers(body) == body
 
 
 def test_percentage_fee_rounds_up_to_the_next_minor_unit() -> None:

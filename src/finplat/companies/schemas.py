@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from finplat.companies.models import Company
 from finplat.events.destinations import WEBHOOK_URL_PATTERN
@@ -13,14 +13,14 @@ from finplat.ledger.schemas import BalanceResponse
 class ConfigurationUpdate(RequestModel):
     """Fields left out are left unchanged; `WebhookUrl: null` removes the endpoint."""
 
-    model_config = RequestModel.model_config | {
-        "json_schema_extra": {
+    model_config = ConfigDict(
+        json_schema_extra={
             "example": {
                 "WebhookUrl": "https://partner.example/webhooks",
                 "RotateWebhookSecret": False,
             }
         }
-    }
+    )
 
     WebhookUrl: str | None = Field(
         default=None,

@@ -15,11 +15,15 @@ from urllib.parse import urlsplit
 from finplat.errors import ValidationFailed
 
 RESOLVE_TIMEOUT_SECONDS = 5.0
-# http(s), a DNS host name whose last label starts with a letter (so no IP literals), an
-# optional port, then an optional path, query and fragment without spaces or control characters.
+# An http(s) URL as RFC 3986 spells it, restricted to a DNS host name (the last label starts
+# with a letter, so no IP literals), a port from 0 to 65535, and no user information.
+_PCHAR = r"(?:[A-Za-z0-9\-._~!$&'()*+,;=:@]|%[0-9A-Fa-f]{2})"
+_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+_TOP_LABEL = r"[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+_PORT = r"(?:[0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])"
 WEBHOOK_URL_PATTERN = (
-    r"^https?://(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)*"
-    r"[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?::[0-9]{1,5})?(?:[/?#][!-~]*)?$"
+    rf"^https?://(?:{_LABEL}\.)*{_TOP_LABEL}(?::{_PORT})?"
+    rf"(?:/{_PCHAR}*)*(?:\?(?:{_PCHAR}|[/?])*)?(?:#(?:{_PCHAR}|[/?])*)?$"
 )
 
 

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
-from finplat.kit.money import amount_for_json
+from finplat.kit.money import amount_for_json, exact_json_numbers
 
 PLATFORM_PROVIDER = "finplat"
 
@@ -50,4 +50,13 @@ def render(
         "timestamp": timestamp(created_at),
         "data": data,
     }
-    return json.dumps(envelope, separators=(",", ":"), ensure_ascii=False, default=_json_default)
+    rendered = json.dumps(
+        envelope, separators=(",", ":"), ensure_ascii=False, default=_json_default
+    )
+    return exact_json_numbers(rendered.encode()).decode()
+
+
+def data_of(body: str) -> dict[str, Any]:
+    """The envelope's `data`, amounts as exact decimals."""
+    data: dict[str, Any] = json.loads(body, parse_float=Decimal)["data"]
+    return data

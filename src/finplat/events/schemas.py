@@ -1,13 +1,26 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from decimal import Decimal
+from typing import Annotated, Any
 
-from pydantic import Field
+from pydantic import Field, PlainSerializer
 
+from finplat.events import envelope
 from finplat.events.models import Event, WebhookDelivery
+from finplat.kit.money import amount_for_json
 from finplat.kit.pagination import Page
 from finplat.kit.schemas import ResponseModel
+
+
+def _exact_amounts(value: Any) -> Any:
+    if isinstance(value, Decimal):
+        return amount_for_json(value)
+    if isinstance(value, dict):
+        return {k: _exact_amounts(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_exact_amounts(v) for v in value]
+    return value
 
 
 class DeliveryResponse(ResponseModel):
@@ -44,7 +57,9 @@ class EventResponse(ResponseModel):
     Domain: str
     Provider: str
     Timestamp: datetime
-    Data: dict[str, Any] = Field(description="The event's `data`, as in the webhook envelope.")
+    Data: Annotated[dict[str, Any], PlainSerializer(_exact_amounts, when_used="json")] = Field(
+        description="The event's `data`, as in the webhook envelope."
+    )
     Deliveries: list[DeliveryResponse] | None = Field(
         default=None, description="Only on the single-event endpoint."
     )
@@ -57,7 +72,7 @@ class EventResponse(ResponseModel):
             Domain=event.domain,
             Provider=event.provider,
             Timestamp=event.created_at,
-            Data=event.data,
+            Data=envelope.data_of(event.body),
             Deliveries=[DeliveryResponse.of(d) for d in deliveries]
             if deliveries is not None
             else None,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from datetime import date
+from decimal import Decimal
 from typing import Annotated, Any
 
 import phonenumbers
@@ -19,7 +20,26 @@ _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 EARLIEST_BIRTH_DATE = date(1900, 1, 1)
 
 
+# Special-use domains (RFC 6761 and kin) cannot receive mail for a real customer.
+SPECIAL_USE_EMAIL_DOMAINS = ("arpa", "invalid", "local", "localhost", "onion", "test")
+
+
+def _any_case(word: str) -> str:
+    # ECMAScript patterns have no inline case-insensitive flag: spell each letter as [xX].
+    return "".join(f"[{c}{c.upper()}]" for c in word)
+
+
+EMAIL_PATTERN = (
+    r"^[^@]+@(?!(?:[^@]*\.)?(?:"
+    + "|".join(_any_case(d) for d in SPECIAL_USE_EMAIL_DOMAINS)
+    + r")\.?$)[^@]+$"
+)
+_EMAIL = re.compile(EMAIL_PATTERN)
+
+
 def _email(value: str) -> str:
+    if not _EMAIL.match(value):
+        raise ValueError("Not a valid email address: special-use domains are not accepted.")
     try:
         # No DNS lookups: deliverability is the partner's concern, syntax is ours.
         return validate_email(
@@ -92,7 +112,13 @@ def _birth_date(value: date) -> date:
 
 EmailAddress = Annotated[
     str,
-    Field(max_length=254, examples=["ada@example.com"], json_schema_extra={"format": "email"}),
+    Field(
+        max_length=254,
+        examples=["ada@example.com"],
+        description="A mailbox address; special-use domains (.test, .local, .localhost, "
+        ".invalid, .onion, .arpa) are not accepted.",
+        json_schema_extra={"format": "email", "pattern": EMAIL_PATTERN},
+    ),
     AfterValidator(_email),
 ]
 E164Phone = Annotated[
@@ -129,3 +155,18 @@ BirthDate = Annotated[
         }
     ),
 ]
+
+
+def _whole_number(value: Any) -> int:
+    # JSON Schema counts 5.0 as an integer; the exact JSON parser hands it over as Decimal.
+    if isinstance(value, bool):
+        raise ValueError("Must be an integer.")
+    if isinstance(value, int):
+        return value
+    if isinstance(value, Decimal) and value.is_finite() and value == value.to_integral_value():
+        return int(value)
+    raise ValueError("Must be an integer.")
+
+
+WholeNumber = Annotated[int, BeforeValidator(_whole_number)]
+"""An integer in a JSON body (5 or 5.0, never "5" or true)."""

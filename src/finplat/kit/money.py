@@ -6,12 +6,20 @@ currency allows is refused, never rounded.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from decimal import ROUND_CEILING, Decimal
 from typing import Annotated, Any
 
 import pycountry
-from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler, PlainSerializer, WithJsonSchema
+from pydantic import (
+    BeforeValidator,
+    GetCoreSchemaHandler,
+    GetJsonSchemaHandler,
+    JsonValue,
+    PlainSerializer,
+    WithJsonSchema,
+)
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import PydanticCustomError, core_schema
 
@@ -73,22 +81,40 @@ def from_minor(minor: int, currency: str) -> Decimal:
     return Decimal(minor).scaleb(-exponent(currency))
 
 
-# Any decimal of at most 15 significant digits survives a trip through an IEEE double and back
-# to its shortest representation unchanged (DBL_DIG = 15), so such amounts can be written as
-# JSON numbers without a float ever changing their value.
-_EXACT_DOUBLE_DIGITS = 15
+# Amounts are JSON numbers with their exact decimal digits, whatever their size (a double
+# would round a 17-digit USDC balance). Pydantic can only write a Decimal as a string, so an
+# amount leaves it as a marked string, NUL + plain digits, escaped in JSON as "\u0000..."; the
+# API's route class and the webhook envelope writer then turn every marked string into a bare
+# number. NUL never occurs in text the API accepts, and an escaped backslash cannot match.
+_EXACT_MARK = "\x00"
+_MARKED_NUMBER = re.compile(rb'"\\u0000(-?[0-9]+(?:\.[0-9]+)?)"')
 
 
-def amount_for_json(value: Decimal) -> float | int | str:
-    if value == value.to_integral_value() and abs(value) < 10**_EXACT_DOUBLE_DIGITS:
-        return int(value)
-    if len(value.normalize().as_tuple().digits) <= _EXACT_DOUBLE_DIGITS:
-        return float(value)
-    return str(value)  # beyond double precision: exact as a string rather than rounded
+def amount_for_json(value: Decimal) -> str:
+    return _EXACT_MARK + format(value, "f")
+
+
+def exact_json_numbers(body: bytes) -> bytes:
+    """Turn the marked amount strings of a rendered JSON document into exact JSON numbers."""
+    return _MARKED_NUMBER.sub(rb"\1", body)
+
+
+def schema_number(value: Decimal) -> int | float:
+    """A bound written into the OpenAPI document (small, exact values)."""
+    return int(value) if value == value.to_integral_value() else float(value)
+
+
+def _json_number(value: Any) -> Decimal:
+    """Amounts are JSON numbers: integers or exactly parsed decimals; never strings, booleans or
+    (lossy) floats."""
+    if isinstance(value, bool) or not isinstance(value, int | Decimal):
+        raise ValueError("Must be a number.")
+    return Decimal(value)
 
 
 DecimalAmount = Annotated[
     Decimal,
+    BeforeValidator(_json_number),
     PlainSerializer(amount_for_json, return_type=Any, when_used="json"),
     WithJsonSchema({"type": "number"}),
 ]
@@ -183,12 +209,29 @@ class AmountRange:
     ) -> JsonSchemaValue:
         json_schema = handler(schema)
         if self.greater_than is not None:
-            json_schema["exclusiveMinimum"] = amount_for_json(self.greater_than)
+            json_schema["exclusiveMinimum"] = schema_number(self.greater_than)
         if self.at_least is not None:
-            json_schema["minimum"] = amount_for_json(self.at_least)
+            json_schema["minimum"] = schema_number(self.at_least)
         if self.at_most is not None:
-            json_schema["maximum"] = amount_for_json(self.at_most)
+            json_schema["maximum"] = schema_number(self.at_most)
         return json_schema
 
 
 INVALID_AMOUNT_ERROR = "invalid_amount"
+
+
+def precision_by_currency(currency_field: str, amount_field: str) -> list[JsonValue]:
+    """JSON Schema branches stating that `amount_field` has at most the decimals of the
+    currency in `currency_field` (`anyOf` these on the request object)."""
+    by_exponent: dict[int, list[JsonValue]] = {}
+    for code in CURRENCY_CODES:
+        by_exponent.setdefault(exponent(code), []).append(code)
+    return [
+        {
+            "properties": {
+                currency_field: {"enum": codes},
+                amount_field: {"multipleOf": schema_number(Decimal(1).scaleb(-places))},
+            }
+        }
+        for places, codes in sorted(by_exponent.items())
+    ]

@@ -19,11 +19,12 @@ MAX_ID = 2**53 - 1
 class RequestModel(BaseModel):
     """A request body: unknown fields are refused so a misspelt field never passes silently.
 
-    Values are taken exactly as sent (no silent trimming): what the OpenAPI document accepts is
-    what the service accepts.
+    Values are taken exactly as sent, with their JSON types (strict: no "true" for true, no
+    "5" for 5, no silent trimming): what the OpenAPI document accepts is what the service
+    accepts.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 class ResponseModel(BaseModel):

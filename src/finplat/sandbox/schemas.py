@@ -4,18 +4,22 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Annotated
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
-from finplat.kit.money import CURRENCY_CODES, AmountRange, DecimalAmount
+from finplat.kit.money import CURRENCY_CODES, AmountRange, DecimalAmount, precision_by_currency
 from finplat.kit.schemas import RequestModel, ResponseModel
 from finplat.ledger.schemas import BalanceResponse
 from finplat.sandbox.funding import MAX_FUNDING
 
 
 class FundingRequest(RequestModel):
-    model_config = RequestModel.model_config | {
-        "json_schema_extra": {"example": {"Currency": "USD", "Amount": 25000.00}}
-    }
+    model_config = ConfigDict(
+        json_schema_extra={
+            "example": {"Currency": "USD", "Amount": 25000.00},
+            # The decimals an amount may have depend on its currency.
+            "anyOf": precision_by_currency("Currency", "Amount"),
+        }
+    )
 
     Currency: str = Field(
         description="ISO 4217 code, or USDC / USDT.",

@@ -3,9 +3,16 @@ from __future__ import annotations
 from datetime import date, datetime
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
-from finplat.kit.fields import BirthDate, CountryCode, E164Phone, EmailAddress, SafeText
+from finplat.kit.fields import (
+    BirthDate,
+    CountryCode,
+    E164Phone,
+    EmailAddress,
+    SafeText,
+    WholeNumber,
+)
 from finplat.kit.pagination import Page
 from finplat.kit.schemas import MAX_ID, RequestModel, ResponseModel
 from finplat.users.models import User
@@ -16,8 +23,8 @@ AccountTypeValue = Literal["personal", "business"]
 class UserCreate(RequestModel):
     """A new user. Identity fields are required; the address lines may follow later."""
 
-    model_config = RequestModel.model_config | {
-        "json_schema_extra": {
+    model_config = ConfigDict(
+        json_schema_extra={
             "example": {
                 "Email": "ada@example.com",
                 "FirstName": "Ada",
@@ -32,7 +39,7 @@ class UserCreate(RequestModel):
                 "ZipCode": "N1 9GU",
             }
         }
-    }
+    )
 
     Email: EmailAddress
     FirstName: Annotated[SafeText, Field(max_length=100)]
@@ -53,7 +60,9 @@ class UserCreate(RequestModel):
 
 
 class TierSelection(RequestModel):
-    TierId: int = Field(ge=1, le=MAX_ID, description="A tier `Id` from `GET /api/v2/tiers`.")
+    TierId: WholeNumber = Field(
+        ge=1, le=MAX_ID, description="A tier `Id` from `GET /api/v2/tiers`."
+    )
 
 
 class UserResponse(ResponseModel):

@@ -1,0 +1,122 @@
+"""Schema-driven fuzzing of the whole API with schemathesis' default checks (all of them, in
+positive and negative mode): zero failures. `make fuzz` runs the long profile (many more
+examples and stateful sequences) and prints the seed so a failure replays with
+FINPLAT_FUZZ_SEED=<seed>."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+import pytest
+from fastapi import FastAPI, Security
+from fastapi.routing import APIRouter
+from pydantic import BaseModel
+
+from finplat.routing import CurrentPrincipal, api_key_scheme, api_router
+from tests.factories import user_payload
+from tests.fuzz.runner import QUICK, profile, run_schemathesis, seed
+from tests.isolated import Isolated, isolated
+from tests.local_server import LocalServer
+
+
+@dataclass
+class Target:
+    env: Isolated
+    base_url: str
+
+
+async def seed_data(env: Isolated) -> None:
+    """Data the operations can find: users of both kinds, balances, events, a delivery."""
+    client = env.client
+    assert (
+        await client.put(
+            "/api/v2/company/configuration", json={"WebhookUrl": "http://localhost:9/hooks"}
+        )
+    ).status_code == 200
+    for account_type in ("personal", "business", "personal"):
+        assert (
+            await client.post("/api/v2/users", json=user_payload(AccountType=account_type))
+        ).status_code == 201
+    for currency, amount in (("USD", 5000), ("USDC", 12.5)):
+        assert (
+            await client.post(
+                "/api/v2/sandbox/company/funding", json={"Currency": currency, "Amount": amount}
+            )
+        ).status_code == 200
+    assert (await client.post("/api/v2/webhooks/test")).status_code == 202
+
+
+@pytest.fixture
+async def target() -> AsyncIterator[Target]:
+    async with isolated("fuzz", run_background_jobs=False, rate_limit="100000/second") as env:
+        await seed_data(env)
+        async with LocalServer(env.app) as server:
+            yield Target(env, server.base_url)
+
+
+async def test_schemathesis_finds_nothing_with_default_checks(target: Target) -> None:
+    chosen, seed_ = profile(), seed()
+    print(f"schemathesis profile={chosen.name} seed={seed_} (replay: FINPLAT_FUZZ_SEED={seed_})")
+    outcome = await run_schemathesis(
+        target.base_url, target.env.api_key, chosen=chosen, seed_=seed_
+    )
+    assert outcome.returncode == 0, outcome.output[-20000:]
+    assert "No issues found" in outcome.output or " passed" in outcome.output, outcome.output[
+        -3000:
+    ]
+
+
+class Strict(BaseModel):
+    Count: int
+
+
+def mount_faulty_routes(app: FastAPI) -> None:
+    """Three classic mistakes the fuzzer must catch."""
+    guarded = api_router(tags=["Faulty"])
+
+    @guarded.get("/api/v2/test-faults/crash", response_model=Strict)
+    async def crash(principal: CurrentPrincipal) -> Strict:
+        raise RuntimeError("forgot to handle this")
+
+    @guarded.get("/api/v2/test-faults/wrong-shape", response_model=None)
+    async def wrong_shape(principal: CurrentPrincipal) -> dict[str, str]:
+        return {"Count": "not a number"}
+
+    # Declares the API key in the document but never checks it.
+    unguarded = APIRouter(tags=["Faulty"], dependencies=[Security(api_key_scheme)])
+
+    @unguarded.get("/api/v2/test-faults/no-auth", response_model=Strict)
+    async def no_auth() -> Strict:
+        return Strict(Count=1)
+
+    app.include_router(guarded)
+    app.include_router(unguarded)
+    original = app.openapi
+
+    def document() -> dict:  # type: ignore[type-arg]
+        schema = original()
+        wrong = schema["paths"]["/api/v2/test-faults/wrong-shape"]["get"]["responses"]["200"]
+        wrong["content"]["application/json"]["schema"] = {"$ref": "#/components/schemas/Strict"}
+        return schema
+
+    app.openapi = document  # type: ignore[method-assign]
+
+
+async def test_schemathesis_fails_on_deliberately_broken_endpoints() -> None:
+    async with isolated("fuzz-broken", run_background_jobs=False) as env:
+        mount_faulty_routes(env.app)
+        async with LocalServer(env.app) as server:
+            outcome = await run_schemathesis(
+                server.base_url,
+                env.api_key,
+                chosen=QUICK,
+                seed_=1,
+                extra=("--include-path-regex", "^/api/v2/test-faults/"),
+            )
+    assert outcome.returncode != 0
+    output = outcome.output
+    assert "GET /api/v2/test-faults/crash" in output
+    assert "Server error" in output
+    assert "GET /api/v2/test-faults/wrong-shape" in output
+    assert "GET /api/v2/test-faults/no-auth" in output
