@@ -21,6 +21,8 @@ from finplat.kit.clock import reset_clock
 from finplat.providers.registry import build_providers
 from tests.databases import scratch_database
 
+pytest_plugins = ["tests.scanner_plugin"]
+
 
 @pytest.fixture(scope="session")
 async def database_url() -> AsyncIterator[str]:

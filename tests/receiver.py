@@ -12,6 +12,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from tests.local_server import LocalServer, free_port
+from tests.sensitive_data import SCANNER
 
 
 @dataclass
@@ -56,6 +57,7 @@ class Receiver:
 
     async def _handle(self, request: Request) -> Response:
         item = Received(dict(request.headers), await request.body())
+        SCANNER.check(item.body, "webhook body received on loopback")
         self.received.append(item)
         if self.delay:
             await asyncio.sleep(self.delay)

@@ -73,3 +73,24 @@ async def test_request_bodies_carry_examples(anonymous: httpx.AsyncClient) -> No
     schemas = (await openapi(anonymous))["components"]["schemas"]
     assert schemas["UserCreate"]["example"]["AccountType"] == "personal"
     assert "example" in schemas["ErrorBody"]
+
+
+async def test_document_is_a_valid_openapi_document(anonymous: httpx.AsyncClient) -> None:
+    from openapi_spec_validator import validate
+
+    validate(await openapi(anonymous))
+
+
+async def test_every_api_operation_documents_auth_rate_limit_and_body_errors(
+    anonymous: httpx.AsyncClient,
+) -> None:
+    document = await openapi(anonymous)
+    for path, item in document["paths"].items():
+        if not path.startswith("/api/v2"):
+            continue
+        for method, operation in item.items():
+            responses = operation["responses"]
+            assert {"401", "429", "500"} <= responses.keys(), (method, path)
+            assert "Retry-After" in responses["429"]["headers"]
+            if "requestBody" in operation:
+                assert {"400", "413", "415"} <= responses.keys(), (method, path)

@@ -15,6 +15,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
 from finplat import __version__, health
+from finplat.body_limit import BodySizeLimitMiddleware
 from finplat.companies.endpoints import router as company_router
 from finplat.config import Settings, get_settings
 from finplat.db.engine import create_engine, create_session_factory
@@ -34,6 +35,7 @@ from finplat.jobs import run_background
 from finplat.kit.money import INVALID_AMOUNT_ERROR
 from finplat.observability import RequestContextMiddleware, configure_logging
 from finplat.providers.registry import build_providers
+from finplat.rate_limit import ApiKeyRateLimiter
 from finplat.routing import served_routes
 from finplat.sandbox.endpoints import router as sandbox_router
 from finplat.tiers.endpoints import router as tiers_router
@@ -83,6 +85,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.engine = engine
     app.state.session_factory = session_factory
     app.state.providers = build_providers(settings, session_factory)
+    app.state.rate_limiter = ApiKeyRateLimiter(settings.rate_limit, redis_url=settings.redis_url)
 
     app.include_router(health.router)
     app.include_router(users_router)
@@ -93,6 +96,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.include_router(sandbox_router)
 
     _install_error_handlers(app)
+    # Added last = outermost: the request id and access log wrap everything, the body limit
+    # applies before routing.
+    app.add_middleware(BodySizeLimitMiddleware, max_bytes=settings.max_body_bytes)
     app.add_middleware(RequestContextMiddleware)
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     return app
@@ -192,14 +198,26 @@ def _openapi(app: FastAPI) -> dict[str, Any]:
         title=app.title, version=app.version, description=app.description, routes=app.routes
     )
     error_ref = {"$ref": "#/components/schemas/ErrorBody"}
-    for path_item in schema.get("paths", {}).values():
+
+    def error(description: str) -> dict[str, Any]:
+        return {"description": description, "content": {"application/json": {"schema": error_ref}}}
+
+    for path, path_item in schema.get("paths", {}).items():
         for operation in path_item.values():
             responses = operation.setdefault("responses", {})
             if responses.pop("422", None) is not None and "400" not in responses:
-                responses["400"] = {
-                    "description": "Invalid request.",
-                    "content": {"application/json": {"schema": error_ref}},
+                responses["400"] = error("Invalid request.")
+            if path.startswith("/api/v2"):
+                responses.setdefault("429", error("Rate limit for this API key exceeded."))
+                responses["429"]["headers"] = {
+                    "Retry-After": {
+                        "description": "Seconds to wait before retrying.",
+                        "schema": {"type": "integer"},
+                    }
                 }
+            if "requestBody" in operation:
+                responses.setdefault("413", error("Request body too large."))
+                responses.setdefault("415", error("Request body is not JSON."))
     components = schema.setdefault("components", {}).setdefault("schemas", {})
     components.pop("HTTPValidationError", None)
     components.pop("ValidationError", None)

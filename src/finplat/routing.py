@@ -61,10 +61,11 @@ class AuthenticatedRoute(APIRoute):
             try:
                 async with unit_of_work(factory) as session:
                     principal = await authenticate(session, request.headers.get(API_KEY_HEADER))
+                    request.state.company_id = principal.company_id
+                    await request.app.state.rate_limiter.check(principal.api_key_id)
                     bind_company(session, principal.company_id)
                     request.state.session = session
                     request.state.principal = principal
-                    request.state.company_id = principal.company_id
                     response = _with_exact_numbers(await handler(request))
                     held = _held_claim(request)
                     if held is not None:

@@ -1,0 +1,77 @@
+"""Wires the sensitive-data scanner into the whole test session.
+
+Captured: every response body and every webhook body sent through httpx in the test process,
+every test's captured output (the structured logs), the log files of server and worker
+processes the tests start, and the bodies the loopback webhook receiver gets. Any finding
+fails the session at its end.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.sensitive_data import SCANNER
+
+LOG_DIR_ENV = "FINPLAT_TEST_PROCESS_LOGS"
+CONFIGURATION_PATH = "/api/v2/company/configuration"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _scan_http_traffic() -> Iterator[None]:
+    original = httpx.AsyncClient.send
+
+    async def send(
+        self: httpx.AsyncClient, request: httpx.Request, **kwargs: Any
+    ) -> httpx.Response:
+        if "x-service-signature" in request.headers:
+            SCANNER.check(request.content, f"webhook body to {request.url}")
+        response = await original(self, request, **kwargs)
+        if not kwargs.get("stream"):
+            rotation = request.method == "PUT" and request.url.path == CONFIGURATION_PATH
+            SCANNER.check(
+                response.content,
+                f"response to {request.method} {request.url.path}",
+                rotation_response=rotation,
+            )
+        return response
+
+    httpx.AsyncClient.send = send  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        httpx.AsyncClient.send = original  # type: ignore[method-assign]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    os.environ.setdefault(LOG_DIR_ENV, tempfile.mkdtemp(prefix="finplat-process-logs-"))
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    # The teardown report carries the output of every phase of the test, once.
+    if report.when != "teardown" or "leaks_on_purpose" in report.keywords:
+        return
+    for name, content in report.sections:
+        if name.startswith("Captured"):
+            SCANNER.check(content, f"{name} of {report.nodeid}")
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    for path in sorted(Path(os.environ[LOG_DIR_ENV]).glob("*.log")):
+        SCANNER.check(path.read_bytes(), f"process log {path.name}")
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if SCANNER.findings:
+        if reporter is not None:
+            reporter.write_sep("=", "sensitive data found", red=True)
+            for finding in SCANNER.findings[:50]:
+                reporter.write_line(f"{finding.kind} in {finding.source}: ...{finding.excerpt}...")
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    elif reporter is not None:
+        reporter.write_sep("-", f"sensitive-data scanner: {SCANNER.scanned} bodies and logs clean")

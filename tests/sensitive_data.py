@@ -1,0 +1,99 @@
+"""The sensitive-data scanner: what must never appear in a response, a log line or a webhook.
+
+* a card number: a run of 13 to 19 digits (spaces or dashes allowed between them) that passes
+  the Luhn check;
+* a CVV other than the literal `***`; a PIN; an SSN (123-45-6789, or 9 digits under an
+  `ssn`/`tin` key);
+* an API key; a webhook secret anywhere but the one response that rotated it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+CARD_CANDIDATE = re.compile(r"(?<![0-9A-Za-z])\d(?:[ -]?\d){12,18}(?![0-9A-Za-z])")
+CVV = re.compile(r'"(?:cvv|cvc|cvv2|cvc2)"\s*:\s*("(?!\*\*\*")[^"]*"|\d+)', re.IGNORECASE)
+PIN = re.compile(r'"(?:pin|pinCode|pin_code)"\s*:\s*"?\d{4,12}"?', re.IGNORECASE)
+SSN = re.compile(
+    r"(?<![0-9])\d{3}-\d{2}-\d{4}(?![0-9])|\"(?:ssn|tin)\"\s*:\s*\"?\d{9}\"?", re.IGNORECASE
+)
+API_KEY = re.compile(r"fp_(?:test|live)_[A-Za-z0-9]{43}")
+WEBHOOK_SECRET = re.compile(r"whsec_[A-Za-z0-9+/]{43}=")
+ROTATION_FIELD = re.compile(r'"WebhookSecret"\s*:\s*"(whsec_[A-Za-z0-9+/]{43}=)"')
+
+
+def luhn_valid(digits: str) -> bool:
+    total = 0
+    for index, char in enumerate(reversed(digits)):
+        value = int(char)
+        if index % 2 == 1:
+            value = value * 2 - 9 if value > 4 else value * 2
+        total += value
+    return total % 10 == 0
+
+
+@dataclass(frozen=True)
+class Finding:
+    kind: str
+    source: str
+    excerpt: str
+
+
+def find(
+    text: str, source: str, *, rotation_response: bool = False, announced: set[str] | None = None
+) -> list[Finding]:
+    findings: list[Finding] = []
+
+    def add(kind: str, match: re.Match[str]) -> None:
+        start = max(0, match.start() - 30)
+        findings.append(Finding(kind, source, text[start : match.end() + 30]))
+
+    for match in CARD_CANDIDATE.finditer(text):
+        digits = re.sub(r"[ -]", "", match.group())
+        if 13 <= len(digits) <= 19 and luhn_valid(digits):
+            add("card number", match)
+    for kind, pattern in (("CVV", CVV), ("PIN", PIN), ("SSN", SSN), ("API key", API_KEY)):
+        for match in pattern.finditer(text):
+            add(kind, match)
+    allowed: set[str] = set()
+    if rotation_response and announced is not None:
+        for match in ROTATION_FIELD.finditer(text):
+            if match.group(1) not in announced:
+                announced.add(match.group(1))
+                allowed.add(match.group(1))
+    for match in WEBHOOK_SECRET.finditer(text):
+        if match.group() not in allowed:
+            add("webhook secret", match)
+    return findings
+
+
+@dataclass
+class Scanner:
+    findings: list[Finding] = field(default_factory=list)
+    announced_secrets: set[str] = field(default_factory=set)
+    scanned: int = 0
+
+    def check(self, data: bytes | str, source: str, *, rotation_response: bool = False) -> None:
+        text = data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data
+        self.scanned += 1
+        self.findings += find(
+            text, source, rotation_response=rotation_response, announced=self.announced_secrets
+        )
+
+    @contextmanager
+    def expecting_leaks(self) -> Iterator[list[Finding]]:
+        """For tests that leak on purpose: the findings made inside are handed to the test
+        and kept out of the session's verdict."""
+        before = len(self.findings)
+        caught: list[Finding] = []
+        try:
+            yield caught
+        finally:
+            caught += self.findings[before:]
+            del self.findings[before:]
+
+
+SCANNER = Scanner()

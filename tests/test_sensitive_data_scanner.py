@@ -1,0 +1,118 @@
+"""The scanner itself: each detector, and a deliberately leaky route it must catch."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import structlog
+from fastapi import FastAPI
+
+from finplat.routing import CurrentPrincipal, api_router
+from tests.conftest import Tenant
+from tests.sensitive_data import SCANNER, find, luhn_valid
+
+VISA_TEST = "4111111111111111"
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def kinds(text: str) -> set[str]:
+    return {f.kind for f in find(text, "unit")}
+
+
+def test_luhn() -> None:
+    assert luhn_valid(VISA_TEST)
+    assert luhn_valid("378282246310005")
+    assert not luhn_valid("4111111111111112")
+
+
+def test_card_numbers_are_found_plain_spaced_or_dashed() -> None:
+    for text in (
+        VISA_TEST,
+        "4111 1111 1111 1111",
+        "4111-1111-1111-1111",
+        '{"pan":"5555555555554444"}',
+    ):
+        assert "card number" in kinds(text), text
+
+
+def test_digit_runs_that_are_not_cards_are_not_flagged() -> None:
+    assert kinds("4111111111111112") == set()  # fails Luhn
+    assert kinds("req_a41111111111111111b") == set()  # inside an identifier
+    assert kinds('{"Phone":"+447911123456","At":"2026-11-21T18:02:19.245312Z"}') == set()
+
+
+def test_cvv_other_than_stars_is_found() -> None:
+    assert "CVV" in kinds('{"cvv": "123"}')
+    assert "CVV" in kinds('{"Cvv":987}')
+    assert kinds('{"cvv": "***"}') == set()
+
+
+def test_ssn_pin_and_api_key_are_found() -> None:
+    assert "SSN" in kinds("ssn 123-45-6789")
+    assert "SSN" in kinds('{"Ssn": "123456789"}')
+    assert "PIN" in kinds('{"Pin": "482913"}')
+    assert "API key" in kinds("fp_test_" + "a1B2" * 10 + "xyz")
+
+
+def test_webhook_secret_is_allowed_only_in_its_rotation_response() -> None:
+    secret = "whsec_" + "A" * 43 + "="
+    announced: set[str] = set()
+    body = f'{{"WebhookSecret":"{secret}"}}'
+    assert find(body, "rotation", rotation_response=True, announced=announced) == []
+    assert [f.kind for f in find(body, "again", rotation_response=True, announced=announced)] == [
+        "webhook secret"
+    ]
+    assert [f.kind for f in find(f"log {secret}", "log", announced=announced)] == ["webhook secret"]
+
+
+@pytest.mark.leaks_on_purpose
+async def test_a_leaking_endpoint_is_caught_in_its_response_and_its_logs(
+    app: FastAPI, tenant: Tenant, capsys: pytest.CaptureFixture[str]
+) -> None:
+    router = api_router()
+    api_key = tenant.api_key
+
+    @router.get("/test/leaky")
+    async def leaky(principal: CurrentPrincipal) -> dict[str, str]:
+        structlog.get_logger("leaky").info("charging", card=VISA_TEST)
+        return {
+            "cardNo": VISA_TEST,
+            "cvv": "123",
+            "Ssn": "123-45-6789",
+            "Pin": "482913",
+            "Key": api_key,
+            "Secret": tenant.webhook_secret,
+        }
+
+    app.include_router(router)
+    with SCANNER.expecting_leaks() as leaks:
+        await tenant.client.get("/test/leaky")
+    found = {f.kind for f in leaks}
+    assert found == {"card number", "CVV", "SSN", "PIN", "API key", "webhook secret"}
+    with SCANNER.expecting_leaks() as log_leaks:
+        SCANNER.check(capsys.readouterr().out, "captured logs")
+    assert [f.kind for f in log_leaks] == ["card number"]
+
+
+def test_a_leak_anywhere_fails_the_whole_session(tmp_path: Path) -> None:
+    leaking = tmp_path / "test_leaks.py"
+    leaking.write_text(
+        f"def test_prints_a_card_number():\n    print('charging card {VISA_TEST}')\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "tests.scanner_plugin", str(leaking)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 1, result.stdout
+    assert "1 passed" in result.stdout  # the test itself passed: the scanner failed the run
+    assert "card number in Captured stdout" in result.stdout
