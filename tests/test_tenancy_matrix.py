@@ -1,0 +1,307 @@
+"""The tenancy matrix, generated from the OpenAPI document.
+
+For every operation that takes an identifier (in the path, the query or the body), company B
+calls it with company A's real identifiers and with identifiers that exist nowhere: both must
+get the same answer, and B's calls must change nothing. Every list B can read must show none
+of A's data. A's own calls prove the identifiers were real (so the matrix cannot pass by
+seeding nothing). An identifier the matrix does not know how to seed fails the test until it
+is taught below, so a new route cannot slip past.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+from fastapi import FastAPI
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from finplat.db.models import metadata
+from finplat.errors import NotFound
+from finplat.routing import CurrentPrincipal, DbSession, api_router
+from finplat.users.models import User
+from tests.conftest import Tenant, TenantFactory
+from tests.factories import user_payload
+
+IDENTIFIER = re.compile(r"Id$", re.IGNORECASE)
+MISSING_INT = 987_654_321
+
+
+@dataclass
+class Seeded:
+    """Company A's resources."""
+
+    user_id: int
+    external_user_id: str
+    email: str
+    personal_tier_id: int
+    business_tier_id: int
+    event_id: str
+    delivery_id: str
+    company_name: str
+
+    @property
+    def markers(self) -> set[str]:
+        """Strings unique to A: none may appear in anything B reads."""
+        return {
+            self.external_user_id,
+            self.email,
+            self.event_id,
+            self.delivery_id,
+            self.company_name,
+        }
+
+
+# How to fill each identifier: (A's value, a value that exists for nobody).
+IDENTIFIERS: dict[str, tuple[Callable[[Seeded], Any], Any]] = {
+    "userId": (lambda s: s.user_id, MISSING_INT),
+    "externalUserId": (lambda s: s.external_user_id, "nobody-has-this-id"),
+    "tierId": (lambda s: s.business_tier_id, MISSING_INT),
+    "TierId": (lambda s: s.personal_tier_id, MISSING_INT),
+    "eventId": (lambda s: s.event_id, "evt_" + "0" * 32),
+    "deliveryId": (lambda s: s.delivery_id, "whd_" + "0" * 32),
+}
+
+# Body fields named like identifiers that are the caller's own labels for something being
+# created, not references to an existing resource: (method, path, field).
+OWN_LABELS: set[tuple[str, str, str]] = {("POST", "/api/v2/users", "ExternalUserId")}
+
+# Bodies for operations that need more than identifiers: (method, path) -> body.
+BODIES: dict[tuple[str, str], dict[str, Any]] = {}
+
+# Where the spec prescribes another answer to another company's identifier than "does not
+# exist" (for example 401 for card details of a user outside the company): (method, path) ->
+# expected status. None so far.
+CROSS_TENANT_STATUS: dict[tuple[str, str], int] = {}
+
+
+@dataclass(frozen=True)
+class Call:
+    method: str
+    path: str
+    path_params: dict[str, str]
+    query: dict[str, Any]
+    body_ids: dict[str, Any]
+    body_required: list[str]
+    has_body: bool
+
+
+def resolve(document: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
+    while "$ref" in schema:
+        node: Any = document
+        for part in schema["$ref"].lstrip("#/").split("/"):
+            node = node[part]
+        schema = node
+    return schema
+
+
+def operations_with_identifiers(document: dict[str, Any]) -> list[Call]:
+    calls = []
+    for path, item in document["paths"].items():
+        for method, operation in item.items():
+            params = operation.get("parameters", [])
+            path_params = {p["name"]: p["name"] for p in params if p["in"] == "path"}
+            query = {
+                p["name"]: p["name"]
+                for p in params
+                if p["in"] == "query" and IDENTIFIER.search(p["name"])
+            }
+            body_ids: dict[str, Any] = {}
+            required: list[str] = []
+            content = operation.get("requestBody", {}).get("content", {})
+            if "application/json" in content:
+                schema = resolve(document, content["application/json"]["schema"])
+                body_ids = {
+                    n: n
+                    for n in schema.get("properties", {})
+                    if IDENTIFIER.search(n) and (method.upper(), path, n) not in OWN_LABELS
+                }
+                required = list(schema.get("required", []))
+            if path_params or query or body_ids:
+                calls.append(
+                    Call(
+                        method.upper(), path, path_params, query, body_ids, required, bool(content)
+                    )
+                )
+    return calls
+
+
+def list_operations(document: dict[str, Any]) -> list[str]:
+    return [
+        path
+        for path, item in document["paths"].items()
+        if path.startswith("/api/v2")
+        and "get" in item
+        and not any(p["in"] == "path" for p in item["get"].get("parameters", []))
+    ]
+
+
+def untaught(calls: list[Call]) -> list[str]:
+    problems = []
+    for call in calls:
+        for name in [*call.path_params, *call.query, *call.body_ids]:
+            if name not in IDENTIFIERS:
+                problems.append(f"{call.method} {call.path}: identifier {name!r}")
+        known = set(call.body_ids) | set(BODIES.get((call.method, call.path), {}))
+        for name in call.body_required:
+            if name not in known:
+                problems.append(f"{call.method} {call.path}: required body field {name!r}")
+    return problems
+
+
+def request_for(call: Call, pick: Callable[[str], Any]) -> dict[str, Any]:
+    path = call.path
+    for name in call.path_params:
+        path = path.replace("{" + name + "}", str(pick(name)))
+    request: dict[str, Any] = {
+        "method": call.method,
+        "url": path,
+        "params": {n: pick(n) for n in call.query},
+    }
+    if call.has_body:
+        body = dict(BODIES.get((call.method, call.path), {}))
+        body.update({n: pick(n) for n in call.body_ids})
+        request["json"] = body
+    return request
+
+
+def outcome(response: httpx.Response) -> tuple[Any, ...]:
+    body = response.json() if response.content else None
+    code = body.get("Code") if isinstance(body, dict) else None
+    items = len(body["Items"]) if isinstance(body, dict) and "Items" in body else None
+    return response.status_code, code, items
+
+
+async def snapshot(session: AsyncSession) -> dict[str, str]:
+    """A fingerprint of every row of every table."""
+    fingerprints = {}
+    for table in metadata.sorted_tables:
+        rows = (await session.execute(select(table))).all()
+        digest = hashlib.sha256(repr(sorted(repr(tuple(r)) for r in rows)).encode()).hexdigest()
+        fingerprints[table.name] = digest
+    return fingerprints
+
+
+async def seed(tenant: Tenant) -> Seeded:
+    client = tenant.client
+    external = f"tenant-a-{uuid.uuid4().hex}"
+    email = f"{external}@example.com"
+    user = (
+        await client.post("/api/v2/users", json=user_payload(ExternalUserId=external, Email=email))
+    ).json()
+    tiers = (await client.get("/api/v2/tiers")).json()["Tiers"]
+    personal = next(t["Id"] for t in tiers if t["AccountType"] == "personal" and not t["IsDefault"])
+    business = next(t["Id"] for t in tiers if t["AccountType"] == "business")
+    await client.put(
+        "/api/v2/company/configuration", json={"WebhookUrl": "http://localhost:9/hooks"}
+    )
+    await client.post("/api/v2/sandbox/company/funding", json={"Currency": "USD", "Amount": 77})
+    sent = (await client.post("/api/v2/webhooks/test")).json()
+    name = (await client.get("/api/v2/company/configuration")).json()["Name"]
+    return Seeded(
+        user["Id"],
+        external,
+        email,
+        personal,
+        business,
+        sent["EventId"],
+        sent["DeliveryIds"][0],
+        name,
+    )
+
+
+async def run_matrix(
+    a: Tenant, b: Tenant, seeded: Seeded, session: AsyncSession, document: dict[str, Any]
+) -> list[str]:
+    """Every way company B could reach company A's data, and what went wrong."""
+    calls = operations_with_identifiers(document)
+    problems = [f"untaught: {p}" for p in untaught(calls)]
+    before = await snapshot(session)
+    for call in calls:
+        if any(p.startswith(f"untaught: {call.method} {call.path}:") for p in problems):
+            continue
+        crossed_request = request_for(call, lambda n: IDENTIFIERS[n][0](seeded))
+        unknown_request = request_for(call, lambda n: IDENTIFIERS[n][1])
+        crossed_response = await b.client.request(**crossed_request)
+        missing_response = await b.client.request(**unknown_request)
+        crossed, missing = outcome(crossed_response), outcome(missing_response)
+        expected = CROSS_TENANT_STATUS.get((call.method, call.path))
+        if (expected is not None and crossed[0] != expected) or (
+            expected is None and crossed != missing
+        ):
+            problems.append(f"{call.method} {call.path}: B got {crossed}, unknown id {missing}")
+        problems += [
+            f"{call.method} {call.path} shows {m}"
+            for m in seeded.markers
+            if m in crossed_response.text
+        ]
+    for path in list_operations(document):
+        body = (await b.client.get(path)).text
+        problems += [f"GET {path} shows {m}" for m in seeded.markers if m in body]
+    after = await snapshot(session)
+    problems += [f"B's calls changed {t}" for t in before if before[t] != after[t]]
+    return problems
+
+
+async def test_another_company_gets_nothing_and_changes_nothing(
+    make_tenant: TenantFactory, session: AsyncSession
+) -> None:
+    a = await make_tenant(f"Tenant A {uuid.uuid4().hex[:8]}")
+    b = await make_tenant("Tenant B")
+    seeded = await seed(a)
+    document = (await a.client.get("/openapi.json")).json()
+    calls = operations_with_identifiers(document)
+    assert len(calls) >= 6  # the document really was walked
+    assert await run_matrix(a, b, seeded, session, document) == []
+
+    # A's own identifiers were real: A gets a different answer than for unknown ids.
+    for call in calls:
+        own = outcome(
+            await a.client.request(**request_for(call, lambda n: IDENTIFIERS[n][0](seeded)))
+        )
+        unknown = outcome(await a.client.request(**request_for(call, lambda n: IDENTIFIERS[n][1])))
+        assert own != unknown, f"{call.method} {call.path}: the seed did not reach a resource"
+
+
+async def test_an_operation_the_matrix_cannot_seed_fails_it(app: FastAPI, tenant: Tenant) -> None:
+    router = api_router()
+
+    @router.get("/api/v2/test-gadgets/{gadgetId}")
+    async def gadget(gadgetId: int, principal: CurrentPrincipal) -> dict[str, int]:
+        return {"Id": gadgetId}
+
+    app.include_router(router)
+    document = (await tenant.client.get("/openapi.json")).json()
+    problems = untaught(operations_with_identifiers(document))
+    assert problems == ["GET /api/v2/test-gadgets/{gadgetId}: identifier 'gadgetId'"]
+
+
+async def test_an_endpoint_that_ignores_tenancy_fails_the_matrix(
+    app: FastAPI, make_tenant: TenantFactory, session: AsyncSession
+) -> None:
+    """A deliberately broken endpoint that reads a user without the company filter."""
+    router = api_router()
+
+    @router.get("/api/v2/test-leaky-users/{userId}")
+    async def leaky_user(
+        userId: int, session: DbSession, principal: CurrentPrincipal
+    ) -> dict[str, str]:
+        session.info.clear()  # the broken part: drop the tenant guard, skip the repository
+        user = await session.get(User, userId)
+        if user is None:
+            raise NotFound()
+        return {"Email": user.email}
+
+    app.include_router(router)
+    a, b = await make_tenant("Leaky A"), await make_tenant("Leaky B")
+    seeded = await seed(a)
+    document = (await a.client.get("/openapi.json")).json()
+    problems = await run_matrix(a, b, seeded, session, document)
+    assert any(p.startswith("GET /api/v2/test-leaky-users/{userId}: B got (200") for p in problems)
+    assert f"GET /api/v2/test-leaky-users/{{userId}} shows {seeded.email}" in problems
