@@ -22,8 +22,6 @@ class Settings(BaseSettings):
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     log_format: Literal["json", "console"] = "json"
     database_pool_size: int = Field(default=10, ge=1)
-    default_page_size: int = Field(default=20, ge=1)
-    max_page_size: int = Field(default=100, ge=1)
     # Idempotency: how long a running request owns its key before a retry may take over, and
     # how long a concurrent duplicate waits for the first request before answering 409.
     idempotency_lease_seconds: float = Field(default=30.0, gt=0)

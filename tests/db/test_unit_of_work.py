@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-from fastapi import status
+from fastapi import FastAPI, status
 from sqlalchemy import func, select
 
-from finplat.app import create_app
-from finplat.config import Settings
 from finplat.errors import Conflict
 from finplat.routing import CurrentPrincipal, DbSession, api_router
 from finplat.users.models import User
 from finplat.users.repository import UserRepository
-from tests.committing import committing_client
 from tests.factories import user_payload
+from tests.isolated import isolated
 
 
-def _app_with_writing_routes(settings: Settings):  # type: ignore[no-untyped-def]
+def _mount_writing_routes(app: FastAPI) -> FastAPI:
     router = api_router()
 
     async def write_user(session: DbSession, principal: CurrentPrincipal, external_id: str) -> None:
@@ -49,7 +47,6 @@ def _app_with_writing_routes(settings: Settings):  # type: ignore[no-untyped-def
     async def write(session: DbSession, principal: CurrentPrincipal) -> None:
         await write_user(session, principal, "kept")
 
-    app = create_app(settings)
     app.include_router(router)
     return app
 
@@ -64,41 +61,33 @@ async def _user_count(app, company_id: int, external_id: str) -> int:  # type: i
         return int((await session.execute(stmt)).scalar_one())
 
 
-async def test_unhandled_error_after_a_write_leaves_nothing_behind(settings: Settings) -> None:
-    async with committing_client(settings, _app_with_writing_routes(settings)) as (
-        app,
-        client,
-        cid,
-    ):
+async def test_unhandled_error_after_a_write_leaves_nothing_behind() -> None:
+    async with isolated("uow") as env:
+        app, client, cid = _mount_writing_routes(env.app), env.client, env.company_id
         response = await client.post("/test/write-then-crash")
         assert response.status_code == 500
         assert await _user_count(app, cid, "crash") == 0
 
 
-async def test_api_error_after_a_write_leaves_nothing_behind(settings: Settings) -> None:
-    async with committing_client(settings, _app_with_writing_routes(settings)) as (
-        app,
-        client,
-        cid,
-    ):
+async def test_api_error_after_a_write_leaves_nothing_behind() -> None:
+    async with isolated("uow") as env:
+        app, client, cid = _mount_writing_routes(env.app), env.client, env.company_id
         response = await client.post("/test/write-then-refuse")
         assert response.status_code == 409
         assert await _user_count(app, cid, "refuse") == 0
 
 
-async def test_successful_request_commits_its_writes(settings: Settings) -> None:
-    async with committing_client(settings, _app_with_writing_routes(settings)) as (
-        app,
-        client,
-        cid,
-    ):
+async def test_successful_request_commits_its_writes() -> None:
+    async with isolated("uow") as env:
+        app, client, cid = _mount_writing_routes(env.app), env.client, env.company_id
         response = await client.post("/test/write")
         assert response.status_code == 204
         assert await _user_count(app, cid, "kept") == 1
 
 
-async def test_user_created_over_http_is_committed(settings: Settings) -> None:
-    async with committing_client(settings) as (app, client, cid):
+async def test_user_created_over_http_is_committed() -> None:
+    async with isolated("uow") as env:
+        app, client, cid = env.app, env.client, env.company_id
         response = await client.post("/api/v2/users", json=user_payload(ExternalUserId="real"))
         assert response.status_code == 201
         assert await _user_count(app, cid, "real") == 1

@@ -46,12 +46,7 @@ async def list_events(
     result = await service.list_events(
         session, company_id=principal.company_id, page=page, event_type=type
     )
-    return EventPage(
-        Items=[EventResponse.of(e) for e in result.rows],
-        Page=page.page,
-        PageSize=page.page_size,
-        HasMore=result.has_more,
-    )
+    return EventPage.of(result, page, EventResponse.of)
 
 
 @router.get(
@@ -86,12 +81,7 @@ async def list_deliveries(
     result = await service.list_deliveries(
         session, company_id=principal.company_id, page=page, status=status_, event_id=eventId
     )
-    return DeliveryPage(
-        Items=[DeliveryResponse.of(d) for d in result.rows],
-        Page=page.page,
-        PageSize=page.page_size,
-        HasMore=result.has_more,
-    )
+    return DeliveryPage.of(result, page, DeliveryResponse.of)
 
 
 @router.post(

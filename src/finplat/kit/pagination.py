@@ -7,9 +7,9 @@ page than it asked for.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Annotated, Generic, TypeVar
+from typing import Annotated, Generic, Self, TypeVar
 
 from fastapi import Depends, Query
 from pydantic import BaseModel, Field
@@ -52,17 +52,27 @@ def page_request(
 PageParams = Annotated[PageRequest, Depends(page_request)]
 
 
+@dataclass(frozen=True, slots=True)
+class PageSlice(Generic[RowT]):
+    rows: Sequence[RowT]
+    has_more: bool
+
+
 class Page(BaseModel, Generic[ItemT]):
     Items: list[ItemT]
     Page: int = Field(description="The 1-based page number returned.")
     PageSize: int
     HasMore: bool = Field(description="Whether a further page exists.")
 
-
-@dataclass(frozen=True, slots=True)
-class PageSlice(Generic[RowT]):
-    rows: Sequence[RowT]
-    has_more: bool
+    @classmethod
+    def of(cls, rows: PageSlice[RowT], request: PageRequest, item: Callable[[RowT], ItemT]) -> Self:
+        """The page for `request`, each row turned into its response item by `item`."""
+        return cls(
+            Items=[item(row) for row in rows.rows],
+            Page=request.page,
+            PageSize=request.page_size,
+            HasMore=rows.has_more,
+        )
 
 
 async def fetch_page(

@@ -207,24 +207,18 @@ async def post_transfer(
 ) -> TransferResult:
     """Move money at once. Raises `InsufficientFunds` if a guarded account would go below 0."""
     accounts = await _accounts_for(session, company_id, legs)
-    now = utcnow()
     entries = await _apply_new_legs(session, accounts, legs, pending=False)
-    transfer_id = await repository.insert_transfer(
+    return await _record(
         session,
         company_id=company_id,
-        kind=TransferKind.SINGLE.value,
-        status=TransferStatus.POSTED.value,
+        kind=TransferKind.SINGLE,
+        status=TransferStatus.POSTED,
         code=code,
-        pending_id=None,
+        entries=entries,
+        accounts=accounts,
         reference=reference,
-        details=details or {},
-        expires_at=None,
-        now=now,
+        details=details,
     )
-    await repository.insert_entries(
-        session, transfer_id=transfer_id, entries=entries, currencies=_currencies(accounts)
-    )
-    return TransferResult(transfer_id, TransferStatus.POSTED, tuple(entries))
 
 
 async def create_pending(
@@ -241,22 +235,18 @@ async def create_pending(
     pending; nothing is posted until `post_pending`."""
     accounts = await _accounts_for(session, company_id, legs)
     entries = await _apply_new_legs(session, accounts, legs, pending=True)
-    transfer_id = await repository.insert_transfer(
+    return await _record(
         session,
         company_id=company_id,
-        kind=TransferKind.PENDING.value,
-        status=TransferStatus.PENDING.value,
+        kind=TransferKind.PENDING,
+        status=TransferStatus.PENDING,
         code=code,
-        pending_id=None,
+        entries=entries,
+        accounts=accounts,
         reference=reference,
-        details=details or {},
+        details=details,
         expires_at=expires_at,
-        now=utcnow(),
     )
-    await repository.insert_entries(
-        session, transfer_id=transfer_id, entries=entries, currencies=_currencies(accounts)
-    )
-    return TransferResult(transfer_id, TransferStatus.PENDING, tuple(entries))
 
 
 async def post_pending(
@@ -489,19 +479,49 @@ async def _resolve(
             delta=deltas[(account_id, shard)],
             guarded=False,
         )
+    return await _record(
+        session,
+        company_id=company_id,
+        kind=kind,
+        status=TransferStatus.POSTED,
+        code=code,
+        entries=entries,
+        accounts=accounts,
+        pending_id=pending_id,
+        details=details,
+        now=now,
+    )
+
+
+async def _record(
+    session: AsyncSession,
+    *,
+    company_id: int,
+    kind: TransferKind,
+    status: TransferStatus,
+    code: str,
+    entries: list[Entry],
+    accounts: dict[int, LedgerAccount],
+    pending_id: int | None = None,
+    reference: str | None = None,
+    details: dict[str, Any] | None = None,
+    expires_at: datetime | None = None,
+    now: datetime | None = None,
+) -> TransferResult:
+    """Write the transfer row and its entries (the balances are already changed)."""
     transfer_id = await repository.insert_transfer(
         session,
         company_id=company_id,
         kind=kind.value,
-        status=TransferStatus.POSTED.value,
+        status=status.value,
         code=code,
         pending_id=pending_id,
-        reference=None,
+        reference=reference,
         details=details or {},
-        expires_at=None,
-        now=now,
+        expires_at=expires_at,
+        now=now or utcnow(),
     )
     await repository.insert_entries(
         session, transfer_id=transfer_id, entries=entries, currencies=_currencies(accounts)
     )
-    return TransferResult(transfer_id, TransferStatus.POSTED, tuple(entries))
+    return TransferResult(transfer_id, status, tuple(entries))

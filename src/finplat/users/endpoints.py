@@ -53,12 +53,7 @@ async def list_users(
     result = await service.list_users(
         session, company_id=principal.company_id, page=page, external_user_id=externalUserId
     )
-    return UserPage(
-        Items=[UserResponse.of(u) for u in result.rows],
-        Page=page.page,
-        PageSize=page.page_size,
-        HasMore=result.has_more,
-    )
+    return UserPage.of(result, page, UserResponse.of)
 
 
 @router.get(
