@@ -115,3 +115,18 @@ async def test_unauthorized_uses_standard_body(anonymous: httpx.AsyncClient) -> 
 
 async def test_business_rule_error_uses_standard_body(api: httpx.AsyncClient) -> None:
     assert_standard(await api.get("/api/v2/users/424242"), 404, "USER_NOT_FOUND")
+
+
+async def test_body_that_is_not_an_object_is_400_even_when_every_field_is_optional(
+    api: httpx.AsyncClient,
+) -> None:
+    # Found by fuzzing: FastAPI validates bodies with from_attributes, which took a bare
+    # number for an update with every field left out.
+    for raw in (b"2.5", b"0", b'"text"', b"[]", b"true"):
+        response = await api.put(
+            "/api/v2/company/configuration",
+            content=raw,
+            headers={"content-type": "application/json"},
+        )
+        body = assert_standard(response, 400, "VALIDATION_ERROR")
+        assert "Body" in body["ValidationErrors"]

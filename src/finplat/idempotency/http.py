@@ -20,6 +20,7 @@ IdempotencyKeyHeader = Annotated[
         alias="Idempotency-Key",
         min_length=1,
         max_length=service.MAX_KEY_LENGTH,
+        pattern=service.KEY_PATTERN,
         description="Makes the call safe to retry: a retry with the same key and request gets "
         "the first response and causes no second effect. Up to 255 characters; kept 24 hours.",
     ),

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import re
 import secrets
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -35,6 +36,10 @@ REQUEST_SCOPE = "request"
 STARTED = "started"
 FINISHED = "finished"
 MAX_KEY_LENGTH = 255
+# Printable ASCII without leading or trailing spaces (HTTP drops those, so a key with them
+# could not be told apart from the same key without them).
+KEY_PATTERN = r"^[!-~](?:[ -~]{0,253}[!-~])?$"
+_KEY = re.compile(KEY_PATTERN)
 RETENTION = timedelta(hours=24)
 
 
@@ -50,7 +55,10 @@ class IdempotencyKeyInUse(Conflict):
 
 class InvalidIdempotencyKey(ValidationFailed):
     code = "INVALID_IDEMPOTENCY_KEY"
-    message = "The Idempotency-Key must be 1 to 255 printable ASCII characters."
+    message = (
+        "The Idempotency-Key must be 1 to 255 printable ASCII characters, without leading or "
+        "trailing spaces."
+    )
 
 
 class IdempotencyKeyRequired(ValidationFailed):
@@ -118,7 +126,7 @@ def fingerprint(method: str, path: str, query: str, body: bytes) -> str:
 
 
 def validate_key(key: str) -> str:
-    if not key or len(key) > MAX_KEY_LENGTH or not all(32 <= ord(c) < 127 for c in key):
+    if not _KEY.match(key):
         raise InvalidIdempotencyKey()
     return key
 

@@ -6,10 +6,10 @@ field table and no alias mapping can drift.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import Path
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, model_validator
 
 # Identifiers stay within 2^53 - 1 so every client, JavaScript included, holds them exactly;
 # larger numbers are refused as invalid input, never sent to the database.
@@ -25,6 +25,15 @@ class RequestModel(BaseModel):
     """
 
     model_config = ConfigDict(extra="forbid", strict=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _a_json_object(cls, data: Any) -> Any:
+        # FastAPI validates bodies with from_attributes, which would take any object (a bare
+        # number, say) as an instance with every optional field left out.
+        if not isinstance(data, dict | cls):
+            raise ValueError("The body must be a JSON object.")
+        return data
 
 
 class ResponseModel(BaseModel):
