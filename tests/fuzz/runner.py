@@ -12,6 +12,7 @@ from pathlib import Path
 SCHEMATHESIS = str(Path(sys.executable).parent / "schemathesis")
 ROOT = Path(__file__).resolve().parents[2]
 RUN_TIMEOUT_SECONDS = 900
+CONFIG = Path(__file__).with_name("schemathesis.toml")
 
 
 @dataclass(frozen=True)
