@@ -49,7 +49,11 @@ async def seed_data(env: Isolated) -> None:
 
 @pytest.fixture
 async def target() -> AsyncIterator[Target]:
-    async with isolated("fuzz", run_background_jobs=False, rate_limit="100000/second") as env:
+    # The fuzzer's huge invalid bodies should meet validation (400), not the body-size limit
+    # (413, tested on its own in tests/test_limits.py); so should its request rate.
+    async with isolated(
+        "fuzz", run_background_jobs=False, rate_limit="100000/second", max_body_bytes=16 << 20
+    ) as env:
         await seed_data(env)
         async with LocalServer(env.app) as server:
             yield Target(env, server.base_url)
