@@ -18,6 +18,7 @@ from finplat.config import Settings
 from finplat.db.engine import create_engine
 from finplat.db.migrate import upgrade_to_head
 from finplat.kit.clock import reset_clock
+from finplat.ledger.verification import verify
 from finplat.providers.registry import build_providers
 from tests.databases import scratch_database
 
@@ -75,11 +76,18 @@ async def session(
 
 
 @pytest.fixture
-def app(settings: Settings, session_factory: async_sessionmaker[AsyncSession]) -> FastAPI:
+async def app(
+    settings: Settings, session_factory: async_sessionmaker[AsyncSession]
+) -> AsyncIterator[FastAPI]:
+    """The app on the test's transaction. After the test, the ledger must still verify:
+    every HTTP test that moved money proves it consistent."""
     app = create_app(settings)
     app.state.session_factory = session_factory
     app.state.providers = build_providers(settings, session_factory)
-    return app
+    yield app
+    async with session_factory() as session:
+        report = await verify(session)
+    assert report.ok, report.summary()
 
 
 @pytest.fixture(autouse=True)
