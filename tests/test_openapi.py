@@ -114,3 +114,22 @@ async def test_every_api_operation_documents_auth_rate_limit_and_body_errors(
             assert "Retry-After" in responses["429"]["headers"]
             if "requestBody" in operation:
                 assert {"400", "413", "415"} <= responses.keys(), (method, path)
+
+
+async def test_links_name_real_operations_and_parameters(anonymous: httpx.AsyncClient) -> None:
+    document = await openapi(anonymous)
+    operations = {
+        op["operationId"]: op for item in document["paths"].values() for op in item.values()
+    }
+    links = [
+        link
+        for item in document["paths"].values()
+        for op in item.values()
+        for response in op["responses"].values()
+        for link in response.get("links", {}).values()
+    ]
+    assert len(links) >= 6
+    for link in links:
+        target = operations[link["operationId"]]
+        names = {p["name"] for p in target.get("parameters", [])}
+        assert set(link.get("parameters", {})) <= names, link

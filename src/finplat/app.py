@@ -184,6 +184,48 @@ def _install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(StarletteHTTPException, on_http_error)
 
 
+# How operations chain (OpenAPI links): what a response returns and which operations take it.
+# They document the flows for readers and drive schemathesis' stateful phase.
+_LINKS: dict[tuple[str, str, str], dict[str, dict[str, Any]]] = {
+    ("/api/v2/users", "post", "201"): {
+        "GetUser": {"operationId": "get_user", "parameters": {"userId": "$response.body#/Id"}},
+        "SelectTier": {
+            "operationId": "select_tier",
+            "parameters": {"userId": "$response.body#/Id"},
+        },
+        "FindByExternalUserId": {
+            "operationId": "list_users",
+            "parameters": {"externalUserId": "$response.body#/ExternalUserId"},
+        },
+    },
+    ("/api/v2/webhooks/test", "post", "202"): {
+        "GetEvent": {
+            "operationId": "get_event",
+            "parameters": {"eventId": "$response.body#/EventId"},
+        },
+        "ListDeliveries": {
+            "operationId": "list_deliveries",
+            "parameters": {"eventId": "$response.body#/EventId"},
+        },
+        "RetryDelivery": {
+            "operationId": "retry_delivery",
+            "parameters": {"deliveryId": "$response.body#/DeliveryIds/0"},
+        },
+    },
+    ("/api/v2/sandbox/company/funding", "post", "200"): {
+        "Balances": {"operationId": "company_balances"},
+    },
+}
+
+
+def _add_links(schema: dict[str, Any]) -> None:
+    paths = schema.get("paths", {})
+    for (path, method, status), links in _LINKS.items():
+        operation = paths.get(path, {}).get(method)
+        if operation is not None and status in operation.get("responses", {}):
+            operation["responses"][status]["links"] = links
+
+
 def _openapi(app: FastAPI) -> dict[str, Any]:
     """The generated document, corrected to what the service really answers.
 
@@ -215,6 +257,7 @@ def _openapi(app: FastAPI) -> dict[str, Any]:
             if "requestBody" in operation:
                 responses.setdefault("413", error("Request body too large."))
                 responses.setdefault("415", error("Request body is not JSON."))
+    _add_links(schema)
     components = schema.setdefault("components", {}).setdefault("schemas", {})
     components.pop("HTTPValidationError", None)
     components.pop("ValidationError", None)
