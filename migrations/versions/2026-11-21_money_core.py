@@ -48,7 +48,6 @@ def upgrade() -> None:
         sa.Column("type", sa.String(length=100), nullable=False),
         sa.Column("domain", sa.String(length=50), nullable=False),
         sa.Column("provider", sa.String(length=50), nullable=False),
-        sa.Column("data", sa.JSON(), nullable=False),
         sa.Column("body", sa.Text(), nullable=False),
         sa.Column("created_at", finplat.db.types.UtcDateTime(timezone=True), nullable=False),
         sa.Column(

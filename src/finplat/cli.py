@@ -282,9 +282,8 @@ def demo(
     typer.echo(f"Demo company {credentials['CompanyId']}")
     typer.echo(f"  API key: {credentials['ApiKey']}")
     typer.echo(f"  Docs:    {docs_url}")
-    typer.echo(
-        f"  Try:     curl -H 'x-api-key: {credentials['ApiKey']}' {docs_url[:-5]}/api/v2/tiers"
-    )
+    api = docs_url.removesuffix("/docs")
+    typer.echo(f"  Try:     curl -H 'x-api-key: {credentials['ApiKey']}' {api}/api/v2/tiers")
 
 
 def _read_demo_credentials() -> dict[str, object] | None:

@@ -22,11 +22,6 @@ def bind_company(session: AsyncSession, company_id: int) -> None:
     session.info[COMPANY_KEY] = company_id
 
 
-def bound_company(session: AsyncSession) -> int | None:
-    value = session.info.get(COMPANY_KEY)
-    return int(value) if value is not None else None
-
-
 @event.listens_for(Session, "do_orm_execute")
 def _scope_to_company(state: ORMExecuteState) -> None:
     company_id = state.session.info.get(COMPANY_KEY)

@@ -1,9 +1,8 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
-from sqlalchemy import JSON, ForeignKey, Index, Integer, String, Text
+from sqlalchemy import ForeignKey, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from finplat.db.base import Base, BigIntId, CompanyOwned
@@ -24,7 +23,6 @@ class Event(CompanyOwned, Base):
     type: Mapped[str] = mapped_column(String(100))
     domain: Mapped[str] = mapped_column(String(50))
     provider: Mapped[str] = mapped_column(String(50))
-    data: Mapped[dict[str, Any]] = mapped_column(JSON)
     body: Mapped[str] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 

@@ -17,7 +17,6 @@ PENDING = "pending"
 SUCCEEDED = "succeeded"
 FAILED = "failed"
 ENDPOINT_DISABLED = "endpoint_disabled"
-DELIVERY_STATUSES = (PENDING, SUCCEEDED, FAILED, ENDPOINT_DISABLED)
 
 
 class EventRepository(CompanyRepository[Event]):
@@ -52,17 +51,6 @@ class DeliveryRepository(CompanyRepository[WebhookDelivery]):
     async def for_event(self, event_id: str) -> list[WebhookDelivery]:
         stmt = self.scoped().where(WebhookDelivery.event_id == event_id)
         return list((await self.session.execute(stmt)).scalars())
-
-    async def disable_pending(self) -> None:
-        await self.session.execute(
-            update(WebhookDelivery)
-            .where(
-                WebhookDelivery.company_id == self.company_id,
-                WebhookDelivery.status == PENDING,
-            )
-            .values(status=ENDPOINT_DISABLED, next_attempt_at=None),
-            execution_options={"synchronize_session": False},
-        )
 
 
 # --------------------------------------------------------- worker queries (system scope)

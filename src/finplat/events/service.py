@@ -7,7 +7,6 @@ the envelope bytes are fixed at creation.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -63,7 +62,6 @@ async def record(
         type=type_,
         domain=domain,
         provider=provider,
-        data=json.loads(body)["data"],  # exactly what the envelope says, JSON-native
         body=body,
         created_at=now,
     )

@@ -27,7 +27,12 @@ async def lock(
 
 
 async def insert(session: AsyncSession, **values: Any) -> int | None:
-    """Insert a new key row; None if the key already exists (or is being inserted)."""
+    """Insert a new key row; None if the key already exists (or is being inserted).
+
+    The request method and path are kept for operators only, cut to their columns' widths.
+    """
+    values["request_method"] = values["request_method"][:8]
+    values["request_path"] = values["request_path"][:512]
     stmt = insert_ignoring_conflicts(session, IdempotencyKey).values(**values)
     return (await session.execute(stmt.returning(IdempotencyKey.id))).scalar_one_or_none()
 

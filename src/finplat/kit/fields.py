@@ -143,8 +143,7 @@ IsoDate = Annotated[
     WithJsonSchema({"type": "string", "format": "date", "examples": ["1990-05-17"]}),
 ]
 BirthDate = Annotated[
-    date,
-    BeforeValidator(_iso_date),
+    IsoDate,
     AfterValidator(_birth_date),
     WithJsonSchema(
         {
