@@ -34,7 +34,10 @@ async def database_url() -> AsyncIterator[str]:
 
 @pytest.fixture(scope="session")
 def settings(database_url: str) -> Settings:
-    return Settings(database_url=database_url, sandbox=True, log_format="json")
+    # A short provider timeout keeps the timeout tests quick; still far above a sandbox call.
+    return Settings(
+        database_url=database_url, sandbox=True, log_format="json", provider_timeout_seconds=2.0
+    )
 
 
 @pytest.fixture(scope="session")

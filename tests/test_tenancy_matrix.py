@@ -26,7 +26,12 @@ from finplat.db.models import metadata
 from finplat.errors import NotFound
 from finplat.routing import CurrentPrincipal, DbSession, api_router
 from finplat.users.models import User
+from tests.bankprov_onboarding.steps import documents as bankprov_documents_parts
+from tests.bankprov_onboarding.steps import onboarding_fields
+from tests.bankprov_onboarding.steps import proof as bankprov_proof
+from tests.business import steps as business_steps
 from tests.conftest import Tenant, TenantFactory
+from tests.documents import samples
 from tests.factories import user_payload
 
 IDENTIFIER = re.compile(r"Id$", re.IGNORECASE)
@@ -45,6 +50,7 @@ class Seeded:
     event_id: str
     delivery_id: str
     company_name: str
+    person_id: int  # an associated person of A's business user's application
 
     @property
     def markers(self) -> set[str]:
@@ -66,19 +72,68 @@ IDENTIFIERS: dict[str, tuple[Callable[[Seeded], Any], Any]] = {
     "TierId": (lambda s: s.personal_tier_id, MISSING_INT),
     "eventId": (lambda s: s.event_id, "evt_" + "0" * 32),
     "deliveryId": (lambda s: s.delivery_id, "whd_" + "0" * 32),
+    "personId": (lambda s: s.person_id, MISSING_INT),
 }
 
 # Body fields named like identifiers that are the caller's own labels for something being
 # created, not references to an existing resource: (method, path, field).
-OWN_LABELS: set[tuple[str, str, str]] = {("POST", "/api/v2/users", "ExternalUserId")}
+OWN_LABELS: set[tuple[str, str, str]] = {
+    ("POST", "/api/v2/users", "ExternalUserId"),
+    ("POST", "/api/v2/business/onboarding/compliance/requirements", "TaxId"),
+}
 
 # Bodies for operations that need more than identifiers: (method, path) -> body.
-BODIES: dict[tuple[str, str], dict[str, Any]] = {}
+BODIES: dict[tuple[str, str], dict[str, Any]] = {
+    ("POST", "/api/v2/users/{userId}/kyc/reusable-identity"): {"ShareToken": "sbx_share_none"},
+    ("POST", "/api/v2/users/{userId}/kyc/manual"): {
+        "Document": {
+            "Type": "PASSPORT",
+            "Number": "123456789",
+            "IssuingCountry": "GB",
+            "IssueDate": "2020-01-15",
+        }
+    },
+    ("POST", "/api/v2/sandbox/users/{userId}/kyc/complete"): {"Outcome": "APPROVED"},
+    ("POST", "/api/v2/business/onboarding/application"): business_steps.application_payload(),
+    ("POST", "/api/v2/business/onboarding/associated-people"): business_steps.person_payload(),
+    ("POST", "/api/v2/users/{userId}/kyc/bankprov/information"): {
+        "Answers": [{"RequestId": "bp_irq_0", "Answer": "An answer"}]
+    },
+}
+
+# Multipart operations: (method, path) -> the parts, as httpx `files` (text as (None, value)).
+FORMS: dict[tuple[str, str], Callable[[], list[tuple[str, Any]]]] = {
+    ("POST", "/api/v2/business/onboarding/application/documents"): lambda: business_document(
+        "CERTIFICATE_OF_INCORPORATION"
+    ),
+    ("POST", "/api/v2/business/onboarding/associated-people/{personId}/documents"): lambda: (
+        business_document("PASSPORT")
+    ),
+    ("POST", "/api/v2/banking/bankprov-onboarding"): lambda: bankprov_form(),
+    ("POST", "/api/v2/users/{userId}/kyc/bankprov/documents"): lambda: bankprov_documents(),
+}
 
 # Where the spec prescribes another answer to another company's identifier than "does not
 # exist" (for example 401 for card details of a user outside the company): (method, path) ->
 # expected status. None so far.
 CROSS_TENANT_STATUS: dict[tuple[str, str], int] = {}
+
+
+def bankprov_form() -> list[tuple[str, Any]]:
+    text = [
+        (name, (None, value))
+        for name, values in onboarding_fields().items()
+        for value in (values if isinstance(values, list) else [values])
+    ]
+    return [*text, *bankprov_proof()]
+
+
+def business_document(document_type: str) -> list[tuple[str, Any]]:
+    return [("DocumentType", (None, document_type)), ("File", ("document.pdf", samples.pdf()))]
+
+
+def bankprov_documents() -> list[tuple[str, Any]]:
+    return list(bankprov_documents_parts(samples.pdf()))
 
 
 @dataclass(frozen=True)
@@ -105,6 +160,8 @@ def operations_with_identifiers(document: dict[str, Any]) -> list[Call]:
     calls = []
     for path, item in document["paths"].items():
         for method, operation in item.items():
+            if {"ApiKey": []} not in operation.get("security", []):
+                continue  # not a company's operation (provider callbacks, hosted pages)
             params = operation.get("parameters", [])
             path_params = {p["name"]: p["name"] for p in params if p["in"] == "path"}
             query = {
@@ -164,7 +221,10 @@ def request_for(call: Call, pick: Callable[[str], Any]) -> dict[str, Any]:
         "url": path,
         "params": {n: pick(n) for n in call.query},
     }
-    if call.has_body:
+    form = FORMS.get((call.method, call.path))
+    if form is not None:
+        request["files"] = form()
+    elif call.has_body:
         body = dict(BODIES.get((call.method, call.path), {}))
         body.update({n: pick(n) for n in call.body_ids})
         request["json"] = body
@@ -204,6 +264,7 @@ async def seed(tenant: Tenant) -> Seeded:
     await client.post("/api/v2/sandbox/company/funding", json={"Currency": "USD", "Amount": 77})
     sent = (await client.post("/api/v2/webhooks/test")).json()
     name = (await client.get("/api/v2/company/configuration")).json()["Name"]
+    person_id = await business_steps.seed_person(client)
     return Seeded(
         user["Id"],
         external,
@@ -213,6 +274,7 @@ async def seed(tenant: Tenant) -> Seeded:
         sent["EventId"],
         sent["DeliveryIds"][0],
         name,
+        person_id,
     )
 
 

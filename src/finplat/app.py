@@ -14,8 +14,10 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
-from finplat import __version__, health
+from finplat import __version__, callback_handlers, health
+from finplat.bankprov_onboarding.endpoints import router as bankprov_onboarding_router
 from finplat.body_limit import BodySizeLimitMiddleware
+from finplat.business.endpoints import router as business_router
 from finplat.companies.endpoints import router as company_router
 from finplat.config import Settings, get_settings
 from finplat.db.engine import create_engine, create_session_factory
@@ -33,11 +35,15 @@ from finplat.errors import (
 from finplat.events.endpoints import router as events_router
 from finplat.jobs import run_background
 from finplat.kit.money import INVALID_AMOUNT_ERROR
+from finplat.kyc.endpoints import router as kyc_router
 from finplat.observability import RequestContextMiddleware, configure_logging
+from finplat.providers.callback_endpoints import router as provider_callbacks_router
 from finplat.providers.registry import build_providers
+from finplat.provisioning.endpoints import router as provisioning_router
 from finplat.rate_limit import ApiKeyRateLimiter
 from finplat.routing import served_routes
 from finplat.sandbox.endpoints import router as sandbox_router
+from finplat.sandbox.hosted_kyc import router as hosted_kyc_router
 from finplat.tiers.endpoints import router as tiers_router
 from finplat.users.endpoints import router as users_router
 
@@ -92,8 +98,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(tiers_router)
     app.include_router(company_router)
     app.include_router(events_router)
+    app.include_router(kyc_router)
+    app.include_router(provisioning_router)
+    app.include_router(provider_callbacks_router)
+    app.include_router(bankprov_onboarding_router)
+    app.include_router(business_router)
+    callback_handlers.load()
     if settings.sandbox:
         app.include_router(sandbox_router)
+        app.include_router(hosted_kyc_router)
 
     _install_error_handlers(app)
     # Added last = outermost: the request id and access log wrap everything, the body limit

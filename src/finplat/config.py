@@ -9,6 +9,8 @@ from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///./var/finplat.db"
+# Public on purpose: the sandbox providers are simulators; production sets its own secret.
+SANDBOX_CALLBACK_SECRET = "sandbox-provider-callback-secret"  # noqa: S105
 
 
 class Settings(BaseSettings):
@@ -42,11 +44,26 @@ class Settings(BaseSettings):
     run_background_jobs: bool = True
     # Simulated latency of sandbox provider calls, in milliseconds.
     sandbox_latency_ms: int = Field(default=0, ge=0)
+    # Provider calls: how long one call may take, and how often an idempotent call is retried
+    # after a technical failure (non-idempotent calls are never retried).
+    provider_timeout_seconds: float = Field(default=10.0, gt=0)
+    provider_retries: int = Field(default=2, ge=0, le=10)
+    provider_retry_backoff_seconds: float = Field(default=0.05, ge=0)
+    # Shared secret that signs provider callbacks (the sandbox providers sign with it too).
+    # Unset: a fixed sandbox value while the sandbox is on; otherwise callbacks are refused.
+    provider_callback_secret: str = ""
+    # Public base URL of this service, for links it hands out (the sandbox's hosted KYC page).
+    # When unset, the base URL of the request that asked for the link is used.
+    public_base_url: str | None = None
+    # How often the sandbox providers' pending callbacks are sent.
+    sandbox_callback_poll_seconds: float = Field(default=0.5, gt=0)
 
     @model_validator(mode="after")
     def _resolve_loopback_default(self) -> Settings:
         if self.allow_loopback_webhooks is None:
             self.allow_loopback_webhooks = self.sandbox
+        if not self.provider_callback_secret and self.sandbox:
+            self.provider_callback_secret = SANDBOX_CALLBACK_SECRET
         return self
 
     @property

@@ -18,10 +18,14 @@ from finplat.events.worker import WebhookWorker
 from finplat.idempotency import service as idempotency
 from finplat.kit.clock import pause
 from finplat.ledger import service as ledger
+from finplat.providers import sandbox_delivery
+from finplat.providers.registry import Providers, build_providers
+from finplat.provisioning import card_accounts
 
 log = structlog.get_logger("finplat.jobs")
 
 MAINTENANCE_INTERVAL_SECONDS = 60.0
+PROVISIONING_INTERVAL_SECONDS = 1.0
 
 
 def webhook_worker(settings: Settings, factory: async_sessionmaker[AsyncSession]) -> WebhookWorker:
@@ -57,7 +61,32 @@ async def run_background(
     settings: Settings, factory: async_sessionmaker[AsyncSession], stop: asyncio.Event
 ) -> None:
     worker = webhook_worker(settings, factory)
-    await asyncio.gather(
+    loops = [
         worker.run_forever(stop, poll_seconds=settings.webhook_poll_seconds),
         _maintenance_loop(factory, stop),
-    )
+        _provisioning_loop(factory, build_providers(settings, factory), stop),
+    ]
+    if settings.sandbox:
+        loops.append(
+            sandbox_delivery.run_forever(
+                factory,
+                secret=settings.provider_callback_secret,
+                stop=stop,
+                poll_seconds=settings.sandbox_callback_poll_seconds,
+            )
+        )
+    await asyncio.gather(*loops)
+
+
+async def _provisioning_loop(
+    factory: async_sessionmaker[AsyncSession], providers: Providers, stop: asyncio.Event
+) -> None:
+    """Opens the card-provider accounts that identity approval unlocked."""
+    while not stop.is_set():
+        try:
+            opened = await card_accounts.provision_waiting(factory, providers)
+            if opened:
+                log.info("provisioned", accounts=opened)
+        except Exception as exc:  # keep the loop alive through a database hiccup
+            log.error("provisioning_error", error_type=type(exc).__name__)
+        await pause(stop, PROVISIONING_INTERVAL_SECONDS)

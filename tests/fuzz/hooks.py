@@ -4,6 +4,8 @@ Loaded by the schemathesis CLI through SCHEMATHESIS_HOOKS=tests.fuzz.hooks.
 * `e164`: a phone number that exists in its country's numbering plan (the document's pattern
   gives the shape; validity per country is beyond a regular expression);
 * `date`: dates of birth lie before today and not before 1900 (the only date the API takes).
+* `pdf-jpeg-png`: upload parts that are real PDF, JPEG or PNG files (checked by content);
+* `recent-date`: a proof of address's date, within the last three months.
 Everything else, including the decimals an amount may have in its currency, is in the
 document itself.
 """
@@ -16,6 +18,8 @@ import phonenumbers
 import schemathesis
 from hypothesis import strategies as st
 
+from tests.documents import samples
+
 VALID_PHONES = sorted(
     phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164)
     for region in phonenumbers.SUPPORTED_REGIONS
@@ -27,5 +31,16 @@ schemathesis.openapi.format(
     "date",
     st.dates(min_value=date(1900, 1, 1), max_value=date.today() - timedelta(days=1)).map(
         date.isoformat
+    ),
+)
+# Text, not bytes: schemathesis checks generated values against the schema (such as "`Files`
+# or `File`, not both") only when they are strings; a PDF can be plain ASCII.
+schemathesis.openapi.format(
+    "pdf-jpeg-png", st.sampled_from([samples.ascii_pdf(100), samples.ascii_pdf(120, 80)])
+)
+schemathesis.openapi.format(
+    "recent-date",
+    st.integers(min_value=0, max_value=85).map(
+        lambda days: (date.today() - timedelta(days=days)).isoformat()
     ),
 )

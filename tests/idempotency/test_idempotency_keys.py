@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import UTC, datetime, timedelta
 
 import httpx
@@ -195,7 +196,7 @@ async def test_retry_after_provider_failure_resumes_without_a_second_reservation
     session_factory: async_sessionmaker[AsyncSession],
 ) -> None:
     rail = FlakyRail(session_factory, failures=1)
-    app.state.providers = type(app.state.providers)(funding=rail)
+    app.state.providers = dataclasses.replace(app.state.providers, funding=rail)
     first = await fund(tenant.client, "flaky")
     assert first.status_code == 503
     assert first.json()["Code"] == "PROVIDER_UNAVAILABLE"

@@ -28,7 +28,7 @@ async def get_configuration(
 @router.put(
     "/api/v2/company/configuration",
     response_model=ConfigurationResponse,
-    summary="Change the webhook URL or rotate the webhook secret",
+    summary="Change the webhook URL, rotate the webhook secret, or set the default card provider",
     description="The URL must be http(s) and resolve only to public addresses (loopback is "
     "accepted only when the development setting allows it). A rotated secret is returned "
     "once, in this response.",
@@ -44,6 +44,7 @@ async def update_configuration(
         change_url="WebhookUrl" in body.model_fields_set,
         rotate_secret=body.RotateWebhookSecret,
         allow_loopback=bool(request.app.state.settings.allow_loopback_webhooks),
+        default_card_provider=body.DefaultCardProvider.value if body.DefaultCardProvider else None,
     )
     return ConfigurationResponse.of(company, secret)
 

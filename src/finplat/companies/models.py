@@ -19,3 +19,7 @@ class Company(Timestamped, Base):
     webhook_secret: Mapped[str] = mapped_column(String(128))
     # Set when the endpoint answered 410 Gone; cleared when a URL is configured again.
     webhook_disabled_at: Mapped[datetime | None] = mapped_column(default=None)
+    # The card provider new users are provisioned with after identity verification.
+    default_card_provider: Mapped[str] = mapped_column(
+        String(16), default="cardprov", server_default="cardprov"
+    )

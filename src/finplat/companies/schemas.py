@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Annotated
 
 from pydantic import ConfigDict, Field
 
@@ -8,6 +9,7 @@ from finplat.companies.models import Company
 from finplat.events.destinations import WEBHOOK_URL_PATTERN
 from finplat.kit.schemas import RequestModel, ResponseModel
 from finplat.ledger.schemas import BalanceResponse
+from finplat.providers.names import BankProvider
 
 
 class ConfigurationUpdate(RequestModel):
@@ -34,6 +36,11 @@ class ConfigurationUpdate(RequestModel):
     RotateWebhookSecret: bool = Field(
         default=False, description="Issue a new webhook secret; it is returned only once."
     )
+    DefaultCardProvider: Annotated[BankProvider, Field(strict=False)] | None = Field(
+        default=None,
+        description="The card provider whose account is opened for each user once identity "
+        "verification is approved (default `cardprov`). Left unchanged when omitted.",
+    )
 
 
 class ConfigurationResponse(ResponseModel):
@@ -46,6 +53,7 @@ class ConfigurationResponse(ResponseModel):
     WebhookSecret: str | None = Field(
         default=None, description="Only in the response that rotated it; otherwise null."
     )
+    DefaultCardProvider: BankProvider
 
     @classmethod
     def of(cls, company: Company, secret: str | None = None) -> ConfigurationResponse:
@@ -57,6 +65,7 @@ class ConfigurationResponse(ResponseModel):
             WebhookEnabled=bool(company.webhook_url) and company.webhook_disabled_at is None,
             WebhookDisabledAt=company.webhook_disabled_at,
             WebhookSecret=secret,
+            DefaultCardProvider=BankProvider(company.default_card_provider),
         )
 
 

@@ -128,12 +128,16 @@ async def update_configuration(
     change_url: bool,
     rotate_secret: bool,
     allow_loopback: bool,
+    default_card_provider: str | None = None,
 ) -> tuple[Company, str | None]:
     """Change the webhook URL (validated: public addresses only, loopback in development)
     and/or rotate the webhook secret. Returns the company and the new secret, if rotated;
     the secret is shown only in this response. Setting a URL re-enables an endpoint that a
-    410 disabled."""
+    410 disabled. `default_card_provider`, when given, is the provider new users' card
+    accounts are opened with after identity verification."""
     company = await get_company(session, company_id=company_id)
+    if default_card_provider is not None:
+        company.default_card_provider = default_card_provider
     if change_url:
         if webhook_url is None:
             company.webhook_url = None

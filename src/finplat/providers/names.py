@@ -21,3 +21,15 @@ class ProviderType(IntEnum):
 
 def provider_type(provider: BankProvider) -> ProviderType:
     return ProviderType[provider.name]
+
+
+class ExternalProvider(StrEnum):
+    """Every outside system the platform calls: the three account providers, identity
+    verification, the crypto rails and the funding rail. Names faults, callbacks and logs."""
+
+    CARDPROV = "cardprov"
+    BANKPROV = "bankprov"
+    SWITCHPROV = "switchprov"
+    IDENTITY = "identity"
+    CRYPTO = "crypto"
+    FUNDING = "funding"

@@ -1,4 +1,8 @@
-"""Picks the provider implementations from configuration; services never import adapters."""
+"""Picks the provider implementations from configuration; services never import adapters.
+
+Only sandbox simulators ship today; a real provider is one more adapter module chosen here.
+Without the sandbox, a capability is None and the operations needing it answer 503.
+"""
 
 from __future__ import annotations
 
@@ -7,18 +11,47 @@ from dataclasses import dataclass
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from finplat.config import Settings
+from finplat.providers.banking_onboarding.base import BankingOnboarding
+from finplat.providers.banking_onboarding.sandbox import SandboxBankingOnboarding
+from finplat.providers.business_onboarding.base import BusinessOnboarding
+from finplat.providers.business_onboarding.sandbox import SandboxBusinessOnboarding
+from finplat.providers.calls import CallPolicy
+from finplat.providers.cardissuing.base import CardIssuer
+from finplat.providers.cardissuing.sandbox import SandboxCardIssuer
+from finplat.providers.crypto.base import CryptoRail
+from finplat.providers.crypto.sandbox import SandboxCryptoRail
 from finplat.providers.funding.base import FundingRail
 from finplat.providers.funding.sandbox import SandboxFundingRail
+from finplat.providers.identity.base import IdentityVerification
+from finplat.providers.identity.sandbox import SandboxIdentityVerification
+from finplat.providers.switching.base import SwitchProvider
+from finplat.providers.switching.sandbox import SandboxSwitchProvider
 
 
 @dataclass(frozen=True)
 class Providers:
-    funding: FundingRail | None
+    policy: CallPolicy
+    funding: FundingRail | None = None
+    identity: IdentityVerification | None = None
+    cardprov: CardIssuer | None = None
+    switchprov: SwitchProvider | None = None
+    crypto: CryptoRail | None = None
+    banking_onboarding: BankingOnboarding | None = None
+    business_onboarding: BusinessOnboarding | None = None
 
 
 def build_providers(settings: Settings, factory: async_sessionmaker[AsyncSession]) -> Providers:
-    if settings.sandbox:
-        return Providers(
-            funding=SandboxFundingRail(factory, latency_ms=settings.sandbox_latency_ms)
-        )
-    return Providers(funding=None)
+    policy = CallPolicy.from_settings(settings)
+    if not settings.sandbox:
+        return Providers(policy=policy)
+    latency = settings.sandbox_latency_ms
+    return Providers(
+        policy=policy,
+        funding=SandboxFundingRail(factory, latency_ms=latency),
+        identity=SandboxIdentityVerification(factory, latency_ms=latency),
+        cardprov=SandboxCardIssuer(factory, latency_ms=latency),
+        switchprov=SandboxSwitchProvider(factory, latency_ms=latency),
+        crypto=SandboxCryptoRail(factory, latency_ms=latency),
+        banking_onboarding=SandboxBankingOnboarding(factory, latency_ms=latency),
+        business_onboarding=SandboxBusinessOnboarding(factory, latency_ms=latency),
+    )

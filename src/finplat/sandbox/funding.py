@@ -24,6 +24,7 @@ from finplat.kit.money import ExcessPrecision, Money
 from finplat.ledger import service as ledger
 from finplat.ledger.core import Leg
 from finplat.ledger.service import CompanyAccount
+from finplat.providers.calls import CallPolicy, call_provider
 from finplat.providers.errors import ProviderRejected
 from finplat.providers.funding.base import FundingRail
 
@@ -62,6 +63,7 @@ async def fund_company(
     company_id: int,
     money: Money,
     rail: FundingRail,
+    policy: CallPolicy,
 ) -> Funding:
     """Credit `money` to the company's master account once the funding provider confirms."""
     master = await ledger.company_account(
@@ -87,11 +89,18 @@ async def fund_company(
         raise ProviderRejected()
     pending_id = int(claim.state["pending_id"])
     try:
-        confirmation = await rail.confirm_incoming_funds(
-            idempotency_key=claim.derived_key("confirm-funding"),
-            company_id=company_id,
-            currency=money.currency,
-            amount_minor=money.minor,
+        confirmation = await call_provider(
+            None,  # the checkpoint above committed: no lock is held
+            policy,
+            provider=rail.name,
+            operation="confirm_incoming_funds",
+            call=lambda: rail.confirm_incoming_funds(
+                idempotency_key=claim.derived_key("confirm-funding"),
+                company_id=company_id,
+                currency=money.currency,
+                amount_minor=money.minor,
+            ),
+            idempotent=True,
         )
     except ProviderRejected:
         await ledger.void_pending(session, company_id=company_id, pending_id=pending_id)

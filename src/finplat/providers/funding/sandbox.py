@@ -7,7 +7,6 @@ returns the first confirmation and changes nothing but the call counter.
 
 from __future__ import annotations
 
-import asyncio
 import uuid
 
 from sqlalchemy import select, update
@@ -17,22 +16,26 @@ from finplat.db.dialect import insert_ignoring_conflicts
 from finplat.db.unit_of_work import unit_of_work
 from finplat.kit.clock import utcnow
 from finplat.providers.errors import ProviderRejected
+from finplat.providers.faults import FaultMode
 from finplat.providers.funding.base import FundingConfirmation
 from finplat.providers.funding.models import SandboxFundingConfirmation
+from finplat.providers.names import ExternalProvider
+from finplat.providers.simulator import Simulator
+
+OPERATIONS = ("confirm_incoming_funds",)
 
 
 class SandboxFundingRail:
-    name = "sandbox"
+    name = ExternalProvider.FUNDING.value
 
     def __init__(self, factory: async_sessionmaker[AsyncSession], *, latency_ms: int = 0) -> None:
         self.factory = factory
-        self.latency_ms = latency_ms
+        self.sim = Simulator(factory, provider=self.name, latency_ms=latency_ms)
 
     async def confirm_incoming_funds(
         self, *, idempotency_key: str, company_id: int, currency: str, amount_minor: int
     ) -> FundingConfirmation:
-        if self.latency_ms:
-            await asyncio.sleep(self.latency_ms / 1000)
+        mode = await self.sim.enter(company_id, "confirm_incoming_funds")
         async with unit_of_work(self.factory) as session:
             inserted = await session.execute(
                 insert_ignoring_conflicts(session, SandboxFundingConfirmation)
@@ -60,6 +63,8 @@ class SandboxFundingRail:
                     )
                 )
             ).scalar_one()
+        if mode is FaultMode.TIMEOUT:
+            await self.sim.hang()
         if (row.company_id, row.currency, row.amount_minor) != (
             company_id,
             currency,

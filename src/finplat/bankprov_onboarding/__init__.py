@@ -1,0 +1,1 @@
+"""Banking-provider onboarding of personal users: application, documents, information."""

@@ -1,0 +1,16 @@
+"""Imports every module that registers a provider callback handler (see providers.inbound)."""
+
+from __future__ import annotations
+
+import importlib
+
+HANDLER_MODULES = (
+    "finplat.kyc.callbacks",
+    "finplat.bankprov_onboarding.callbacks",
+    "finplat.business.callbacks",
+)
+
+
+def load() -> None:
+    for name in HANDLER_MODULES:
+        importlib.import_module(name)

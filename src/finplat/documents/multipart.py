@@ -1,0 +1,190 @@
+"""Multipart form requests: read the text fields into a model, collect the file parts, and
+describe both in the OpenAPI document.
+
+FastAPI's own form parameters cannot say "`Files` or `File`, not both" in the document nor
+report errors with our field names, so multipart endpoints read the form here: the model
+validates the text fields (form values are text, so booleans are exactly `true`/`false` and
+integers plain digits), files are checked by their bytes by the caller.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+from typing import Annotated, Any, TypeVar
+
+from fastapi import Request
+from pydantic import BaseModel, BeforeValidator, ValidationError, WithJsonSchema
+from starlette.datastructures import UploadFile
+from starlette.formparsers import MultiPartException
+
+from finplat.errors import UnsupportedMediaType, ValidationFailed
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+MULTIPART = "multipart/form-data"
+# The format name the document gives upload fields: a PDF, JPEG or PNG file (the fuzz hooks
+# generate real ones). `contentMediaType` marks the part as a file (OpenAPI 3.1).
+DOCUMENT_FORMAT = "pdf-jpeg-png"
+MAX_PARTS = 64
+
+
+def document_file_schema(description: str) -> dict[str, Any]:
+    return {
+        "type": "string",
+        "format": DOCUMENT_FORMAT,
+        "contentMediaType": "application/octet-stream",
+        "description": description,
+    }
+
+
+class NotMultipart(UnsupportedMediaType):
+    code = "UNSUPPORTED_MEDIA_TYPE"
+    message = "The request body must be multipart/form-data."
+
+
+@dataclass(frozen=True)
+class UploadedFile:
+    field: str
+    filename: str
+    data: bytes
+
+
+@dataclass(frozen=True)
+class MultipartForm:
+    text: dict[str, list[str]]
+    files: dict[str, list[UploadedFile]]
+
+
+async def read_form(request: Request, *, file_fields: Collection[str]) -> MultipartForm:
+    """The parts of a multipart body, text and files apart. A text field sent as a file (or a
+    file field sent as text) is a validation error."""
+    content_type = request.headers.get("content-type", "").lower()
+    if not content_type.startswith(MULTIPART):
+        raise NotMultipart()
+    try:
+        form = await request.form(max_files=MAX_PARTS, max_fields=MAX_PARTS)
+    except MultiPartException as exc:
+        raise ValidationFailed(
+            "The multipart body could not be read.", code="MALFORMED_MULTIPART", details=exc.message
+        ) from None
+    text: dict[str, list[str]] = {}
+    files: dict[str, list[UploadedFile]] = {}
+    problems: dict[str, list[str]] = {}
+    for name, value in form.multi_items():
+        if isinstance(value, UploadFile):
+            if name not in file_fields:
+                problems.setdefault(name, []).append("Must be a text field, not a file.")
+                continue
+            data = await value.read()
+            files.setdefault(name, []).append(UploadedFile(name, value.filename or name, data))
+        elif name in file_fields:
+            problems.setdefault(name, []).append("Must be a file part (with a filename).")
+        else:
+            text.setdefault(name, []).append(value)
+    if problems:
+        raise ValidationFailed(validation_errors=problems)
+    return MultipartForm(text, files)
+
+
+def parse_fields(
+    model: type[ModelT], form: MultipartForm, *, required_files: Collection[str] = ()
+) -> ModelT:
+    """Validate the text fields with `model`: list-typed fields take every value of a
+    repeated field, other fields exactly one. Missing `required_files` are reported with the
+    fields' problems."""
+    text = form.text
+    repeated = {
+        name
+        for name, field in model.model_fields.items()
+        if getattr(field.annotation, "__origin__", None) is list or "list[" in str(field.annotation)
+    }
+    data: dict[str, Any] = {}
+    problems: dict[str, list[str]] = {
+        name: ["Field required."] for name in required_files if not form.files.get(name)
+    }
+    for name, values in text.items():
+        if name in repeated:
+            data[name] = values
+        elif len(values) > 1:
+            problems[name] = ["Send this field once."]
+        else:
+            data[name] = values[0]
+    if problems:
+        raise ValidationFailed(validation_errors=problems)
+    try:
+        parsed = model.model_validate(data)
+    except ValidationError as exc:
+        problems = {**_field_errors(exc), **problems}
+    if problems:
+        raise ValidationFailed(validation_errors=problems)
+    return parsed
+
+
+def _field_errors(exc: ValidationError) -> dict[str, list[str]]:
+    fields: dict[str, list[str]] = {}
+    for error in exc.errors():
+        loc = [str(p) for p in error["loc"]]
+        key = ".".join(loc) if loc else "Body"
+        if error["type"] == "extra_forbidden":
+            message = "Unknown field."
+        elif error["type"] == "missing":
+            message = "Field required."
+        else:
+            message = str(error["msg"]).removeprefix("Value error, ")
+        fields.setdefault(key, []).append(message)
+    return fields
+
+
+def request_body(
+    model: type[BaseModel],
+    *,
+    files: Mapping[str, dict[str, Any]],
+    required_files: Collection[str] = (),
+    extra: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """`openapi_extra` for a multipart operation: the model's fields plus the file parts."""
+    schema = model.model_json_schema()
+    assert "$defs" not in schema, "form models must inline their types"
+    schema.pop("title", None)
+    schema["properties"] = {**schema.get("properties", {}), **files}
+    required = [*schema.get("required", []), *required_files]
+    if required:
+        schema["required"] = required
+    schema.update(extra or {})
+    return {"requestBody": {"required": True, "content": {MULTIPART: {"schema": schema}}}}
+
+
+def _form_bool(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    if value == "true":
+        return True
+    if value == "false":
+        return False
+    raise ValueError("Must be `true` or `false`.")
+
+
+def _form_int(value: Any) -> int:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 15:
+        return int(value)
+    raise ValueError("Must be a whole number written in digits.")
+
+
+FormBool = Annotated[bool, BeforeValidator(_form_bool), WithJsonSchema({"type": "boolean"})]
+"""A boolean form field: exactly `true` or `false`."""
+
+FORM_DIGITS = BeforeValidator(_form_int)
+"""For an integer form field, after its `Field(ge=, le=)`: plain digits only."""
+
+
+def single_file(files: Mapping[str, list[UploadedFile]], name: str) -> UploadedFile:
+    """The one file sent as `name` (400 when missing or repeated)."""
+    sent = files.get(name, [])
+    if not sent:
+        raise ValidationFailed(validation_errors={name: ["Field required."]})
+    if len(sent) > 1:
+        raise ValidationFailed(validation_errors={name: ["Send one file."]})
+    return sent[0]

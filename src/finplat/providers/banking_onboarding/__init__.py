@@ -1,0 +1,1 @@
+"""The banking provider's account onboarding: applications, documents, information requests."""

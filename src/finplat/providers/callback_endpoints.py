@@ -1,0 +1,58 @@
+"""The inbound webhook endpoint real providers call (the sandbox uses the same path in-process)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Header, Request
+from pydantic import BaseModel
+
+from finplat.config import Settings
+from finplat.errors import ServiceUnavailable, error_responses
+from finplat.providers import inbound
+from finplat.providers.names import ExternalProvider
+
+router = APIRouter(tags=["Provider callbacks"])
+
+
+class CallbackReceipt(BaseModel):
+    Received: bool
+    EventId: str
+    Duplicate: bool
+
+
+@router.post(
+    "/providers/{provider}/callbacks",
+    response_model=CallbackReceipt,
+    summary="Receive a provider callback",
+    description="For providers, not partners. The body is `{id, type, companyId, createdAt, "
+    "data}`; `X-Provider-Signature` is the hex HMAC-SHA256 of the exact body with the "
+    "provider callback secret (401 when it does not match). Each event id is processed "
+    "once; a repeat is acknowledged with `Duplicate` true.",
+    responses=error_responses(400, 401, 503),
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {"application/json": {"schema": {"type": "object"}}},
+        }
+    },
+)
+async def receive_callback(
+    provider: ExternalProvider,
+    request: Request,
+    signature: Annotated[str | None, Header(alias=inbound.SIGNATURE_HEADER)] = None,
+) -> CallbackReceipt:
+    settings: Settings = request.app.state.settings
+    if not settings.provider_callback_secret:
+        raise ServiceUnavailable(
+            "Provider callbacks are not configured: set FINPLAT_PROVIDER_CALLBACK_SECRET.",
+            code="PROVIDER_CALLBACKS_NOT_CONFIGURED",
+        )
+    receipt = await inbound.receive(
+        request.app.state.session_factory,
+        provider=provider,
+        body=await request.body(),
+        signature=signature,
+        secret=settings.provider_callback_secret,
+    )
+    return CallbackReceipt(Received=True, EventId=receipt.event_id, Duplicate=receipt.duplicate)

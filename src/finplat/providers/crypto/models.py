@@ -1,0 +1,22 @@
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import BigInteger, Integer, String, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column
+
+from finplat.db.base import Base, BigIntId
+from finplat.kit.clock import utcnow
+
+
+class SandboxDepositAddress(Base):
+    __tablename__ = "sandbox_crypto_addresses"
+    __table_args__ = (UniqueConstraint("company_id", "reference", "currency", "chain_id"),)
+
+    id: Mapped[int] = mapped_column(BigIntId, primary_key=True, autoincrement=True)
+    company_id: Mapped[int] = mapped_column(BigInteger)
+    reference: Mapped[str] = mapped_column(String(64))
+    currency: Mapped[str] = mapped_column(String(8))
+    chain_id: Mapped[int] = mapped_column(Integer)
+    address: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)

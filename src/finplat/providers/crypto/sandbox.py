@@ -1,0 +1,58 @@
+"""Sandbox crypto rails: hands out deposit addresses in each chain's own address format."""
+
+from __future__ import annotations
+
+import secrets
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from finplat.db.unit_of_work import unit_of_work
+from finplat.providers.crypto.base import Chain, DepositAddress, Stablecoin
+from finplat.providers.crypto.models import SandboxDepositAddress
+from finplat.providers.faults import FaultMode
+from finplat.providers.names import ExternalProvider
+from finplat.providers.simulator import Simulator
+
+OPERATIONS = ("deposit_address",)
+_BASE58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+
+
+def new_address(chain: Chain) -> str:
+    if chain is Chain.TRON:
+        return "T" + "".join(secrets.choice(_BASE58) for _ in range(33))
+    return "0x" + secrets.token_hex(20)
+
+
+class SandboxCryptoRail:
+    name = ExternalProvider.CRYPTO.value
+
+    def __init__(self, factory: async_sessionmaker[AsyncSession], *, latency_ms: int = 0) -> None:
+        self.factory = factory
+        self.sim = Simulator(factory, provider=self.name, latency_ms=latency_ms)
+
+    async def deposit_address(
+        self, *, company_id: int, reference: str, currency: Stablecoin, chain: Chain
+    ) -> DepositAddress:
+        mode = await self.sim.enter(company_id, "deposit_address")
+        async with unit_of_work(self.factory) as session:
+            stmt = select(SandboxDepositAddress).where(
+                SandboxDepositAddress.company_id == company_id,
+                SandboxDepositAddress.reference == reference,
+                SandboxDepositAddress.currency == currency.value,
+                SandboxDepositAddress.chain_id == chain.value,
+            )
+            row = (await session.execute(stmt)).scalar_one_or_none()
+            if row is None:
+                row = SandboxDepositAddress(
+                    company_id=company_id,
+                    reference=reference,
+                    currency=currency.value,
+                    chain_id=chain.value,
+                    address=new_address(chain),
+                )
+                session.add(row)
+            address = DepositAddress(row.address, currency, chain)
+        if mode is FaultMode.TIMEOUT:
+            await self.sim.hang()
+        return address

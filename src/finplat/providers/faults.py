@@ -1,0 +1,126 @@
+"""Sandbox fault injection: make the next `Count` calls of one provider operation misbehave.
+
+Faults belong to the company that set them (one partner's experiments never disturb
+another's) and are used up call by call, in the provider's own transaction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+
+from sqlalchemy import BigInteger, Integer, String, UniqueConstraint, delete, select, update
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.orm import Mapped, mapped_column
+
+from finplat.db.base import Base, BigIntId
+from finplat.db.unit_of_work import unit_of_work
+from finplat.kit.clock import utcnow
+
+
+class FaultMode(StrEnum):
+    ERROR = "error"  # the provider refuses: a logical 4xx with its status and field errors
+    TIMEOUT = "timeout"  # the provider does the work but the answer never arrives
+    TRANSIENT = "transient"  # a technical failure before any work; retryable
+    PENDING = "pending"  # the provider accepts but the outcome is decided later
+
+
+class SandboxFault(Base):
+    __tablename__ = "sandbox_faults"
+    __table_args__ = (UniqueConstraint("company_id", "provider", "operation"),)
+
+    id: Mapped[int] = mapped_column(BigIntId, primary_key=True, autoincrement=True)
+    company_id: Mapped[int] = mapped_column(BigInteger)
+    provider: Mapped[str] = mapped_column(String(16))
+    operation: Mapped[str] = mapped_column(String(64))
+    mode: Mapped[str] = mapped_column(String(16))
+    remaining: Mapped[int] = mapped_column(Integer)
+    http_status: Mapped[int | None] = mapped_column(Integer, default=None)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+@dataclass(frozen=True)
+class Fault:
+    mode: FaultMode
+    http_status: int | None
+
+
+async def set_fault(
+    session: AsyncSession,
+    *,
+    company_id: int,
+    provider: str,
+    operation: str,
+    mode: FaultMode,
+    count: int,
+    http_status: int | None = None,
+) -> SandboxFault:
+    """Replace any fault on the same operation with this one."""
+    await session.execute(
+        delete(SandboxFault).where(
+            SandboxFault.company_id == company_id,
+            SandboxFault.provider == provider,
+            SandboxFault.operation == operation,
+        )
+    )
+    fault = SandboxFault(
+        company_id=company_id,
+        provider=provider,
+        operation=operation,
+        mode=mode.value,
+        remaining=count,
+        http_status=http_status,
+        created_at=utcnow(),
+    )
+    session.add(fault)
+    await session.flush()
+    return fault
+
+
+async def clear_faults(
+    session: AsyncSession,
+    *,
+    company_id: int,
+    provider: str | None = None,
+    operation: str | None = None,
+) -> int:
+    stmt = delete(SandboxFault).where(SandboxFault.company_id == company_id)
+    if provider is not None:
+        stmt = stmt.where(SandboxFault.provider == provider)
+    if operation is not None:
+        stmt = stmt.where(SandboxFault.operation == operation)
+    result = await session.execute(stmt)
+    return int(getattr(result, "rowcount", 0) or 0)
+
+
+async def take(
+    factory: async_sessionmaker[AsyncSession], *, company_id: int, provider: str, operation: str
+) -> Fault | None:
+    """Use up one call of the fault set on this operation, if any (one atomic UPDATE)."""
+    async with unit_of_work(factory) as session:
+        row = (
+            await session.execute(
+                update(SandboxFault)
+                .where(
+                    SandboxFault.company_id == company_id,
+                    SandboxFault.provider == provider,
+                    SandboxFault.operation == operation,
+                    SandboxFault.remaining > 0,
+                )
+                .values(remaining=SandboxFault.remaining - 1)
+                .returning(SandboxFault.mode, SandboxFault.http_status)
+            )
+        ).one_or_none()
+    if row is None:
+        return None
+    return Fault(FaultMode(row[0]), row[1])
+
+
+async def list_faults(session: AsyncSession, *, company_id: int) -> list[SandboxFault]:
+    stmt = (
+        select(SandboxFault)
+        .where(SandboxFault.company_id == company_id, SandboxFault.remaining > 0)
+        .order_by(SandboxFault.id)
+    )
+    return list((await session.execute(stmt)).scalars())

@@ -1,0 +1,179 @@
+"""The one inbound path for provider callbacks: verified, de-duplicated, processed once.
+
+A real provider's webhook (through `POST /api/v2/providers/{provider}/callbacks`) and the
+sandbox providers' callbacks (through `sandbox_delivery`) both end in `receive`.
+
+Wire format: the body is `{"id", "type", "companyId", "createdAt", "data"}`; the header
+`X-Provider-Signature` is the lowercase hex HMAC-SHA256 of the exact body with the provider
+callback secret.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import structlog
+from sqlalchemy import update
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from finplat.companies import repository as companies
+from finplat.db.dialect import insert_ignoring_conflicts
+from finplat.db.tenancy import bind_company
+from finplat.db.unit_of_work import unit_of_work
+from finplat.errors import ApiError, Unauthorized, ValidationFailed
+from finplat.kit.clock import utcnow
+from finplat.providers.callbacks import ProviderCallback
+from finplat.providers.names import ExternalProvider
+
+SIGNATURE_HEADER = "X-Provider-Signature"
+log = structlog.get_logger("finplat.providers.inbound")
+
+Handler = Callable[[AsyncSession, int, dict[str, Any]], Awaitable[None]]
+_HANDLERS: dict[tuple[str, str], Handler] = {}
+
+
+class InvalidCallbackSignature(Unauthorized):
+    code = "INVALID_CALLBACK_SIGNATURE"
+    message = "The callback signature does not match its body."
+
+
+class MalformedCallback(ValidationFailed):
+    code = "MALFORMED_CALLBACK"
+    message = "The callback body is not a provider event."
+
+
+def handler(provider: str, type_: str) -> Callable[[Handler], Handler]:
+    """Register the function that applies one type of callback from one provider."""
+
+    def register(fn: Handler) -> Handler:
+        _HANDLERS[(provider, type_)] = fn
+        return fn
+
+    return register
+
+
+def sign(secret: str, body: bytes) -> str:
+    return hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
+
+
+def render(*, event_id: str, type_: str, company_id: int, created_at: str, data: str) -> bytes:
+    """The bytes a provider sends (data already serialised by the provider)."""
+    return (
+        f'{{"id":{json.dumps(event_id)},"type":{json.dumps(type_)},"companyId":{company_id},'
+        f'"createdAt":{json.dumps(created_at)},"data":{data}}}'
+    ).encode()
+
+
+@dataclass(frozen=True)
+class Receipt:
+    event_id: str
+    duplicate: bool
+
+
+@dataclass(frozen=True)
+class _Parsed:
+    event_id: str
+    type: str
+    company_id: int
+    data: dict[str, Any]
+
+
+def _parse(body: bytes) -> _Parsed:
+    try:
+        raw = json.loads(body)
+    except ValueError:
+        raise MalformedCallback() from None
+    if not isinstance(raw, dict):
+        raise MalformedCallback()
+    event_id, type_, company_id, data = (
+        raw.get("id"),
+        raw.get("type"),
+        raw.get("companyId"),
+        raw.get("data"),
+    )
+    if not (isinstance(event_id, str) and 0 < len(event_id) <= 128):
+        raise MalformedCallback("The callback needs an `id` of 1 to 128 characters.")
+    if not (isinstance(type_, str) and 0 < len(type_) <= 64):
+        raise MalformedCallback("The callback needs a `type` of 1 to 64 characters.")
+    if not (isinstance(company_id, int) and not isinstance(company_id, bool) and company_id > 0):
+        raise MalformedCallback("The callback needs a positive integer `companyId`.")
+    if not isinstance(data, dict):
+        raise MalformedCallback("The callback needs a `data` object.")
+    return _Parsed(event_id, type_, company_id, data)
+
+
+async def receive(
+    factory: async_sessionmaker[AsyncSession],
+    *,
+    provider: ExternalProvider,
+    body: bytes,
+    signature: str | None,
+    secret: str,
+) -> Receipt:
+    """Verify, record and apply one callback, in one transaction.
+
+    The callback row and the handler's changes commit together: if the handler fails, neither
+    stays and the provider's retry processes it again; once committed, any repeat of the same
+    event id is acknowledged without effect.
+    """
+    if signature is None or not hmac.compare_digest(signature, sign(secret, body)):
+        raise InvalidCallbackSignature()
+    parsed = _parse(body)
+    async with unit_of_work(factory) as session:
+        inserted = (
+            await session.execute(
+                insert_ignoring_conflicts(session, ProviderCallback)
+                .values(
+                    provider=provider.value,
+                    event_id=parsed.event_id,
+                    company_id=parsed.company_id,
+                    type=parsed.type,
+                    received_at=utcnow(),
+                    duplicates=0,
+                )
+                .returning(ProviderCallback.id)
+            )
+        ).scalar_one_or_none()
+        if inserted is None:
+            await session.execute(
+                update(ProviderCallback)
+                .where(
+                    ProviderCallback.provider == provider.value,
+                    ProviderCallback.event_id == parsed.event_id,
+                )
+                .values(duplicates=ProviderCallback.duplicates + 1)
+            )
+            log.info("provider_callback_duplicate", provider=provider.value, type=parsed.type)
+            return Receipt(parsed.event_id, duplicate=True)
+        await _apply(session, provider, parsed)
+        await session.execute(
+            update(ProviderCallback)
+            .where(ProviderCallback.id == inserted)
+            .values(processed_at=utcnow())
+        )
+    return Receipt(parsed.event_id, duplicate=False)
+
+
+async def _apply(session: AsyncSession, provider: ExternalProvider, parsed: _Parsed) -> None:
+    apply = _HANDLERS.get((provider.value, parsed.type))
+    if apply is None:
+        log.info("provider_callback_ignored", provider=provider.value, type=parsed.type)
+        return
+    if await companies.get(session, parsed.company_id) is None:
+        log.info("provider_callback_unknown_company", provider=provider.value, type=parsed.type)
+        return
+    bind_company(session, parsed.company_id)
+    try:
+        await apply(session, parsed.company_id, parsed.data)
+    except (KeyError, TypeError, ValueError) as exc:
+        # A well-signed callback this platform cannot read: a provider contract problem.
+        raise MalformedCallback(
+            f"Unreadable {parsed.type} callback: {type(exc).__name__}."
+        ) from None
+    except ApiError:
+        raise

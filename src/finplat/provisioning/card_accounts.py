@@ -1,0 +1,172 @@
+"""Provisioning the user's card-provider account and switch-provider link.
+
+Rules (spec, "States and transitions" and rules 4-5):
+* Card-provider account: after base KYC approval, for users of companies whose default card
+  provider is `cardprov` (done by the provisioning job right after approval);
+  `POST /api/v2/users/create-cardprov-account/{userId}` is an idempotent repair.
+* Switch-provider link: created lazily with the first switch-provider card, after approval,
+  when the user's tier offers a switch-provider product.
+Both are idempotent at the provider (the reference is fixed per user and provider), so a
+retry after a timeout finds the account the first call opened.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import structlog
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from finplat.db.tenancy import bind_company
+from finplat.db.unit_of_work import unit_of_work
+from finplat.errors import ApiError, Conflict, ServiceUnavailable
+from finplat.kyc.approval import require_base_approval
+from finplat.providers.calls import call_provider
+from finplat.providers.cardissuing.base import Cardholder, HolderAccount
+from finplat.providers.names import BankProvider
+from finplat.providers.registry import Providers
+from finplat.provisioning import service, statuses
+from finplat.provisioning.holders import cardholder
+from finplat.provisioning.models import ProviderAccount
+from finplat.provisioning.selection import selected_providers
+
+log = structlog.get_logger("finplat.provisioning")
+
+# Reason on a card-provider account waiting for the provisioning job.
+AWAITING_PROVISIONING = "awaiting provisioning"
+_PROVIDER_STATUS = {
+    "ACTIVE": statuses.APPROVED,
+    "PENDING": statuses.PENDING,
+    "REJECTED": statuses.REJECTED,
+}
+
+
+class ProviderNotSelected(Conflict):
+    code = "PROVIDER_NOT_SELECTED"
+    message = "The user's tier and company do not use this provider."
+
+
+class ProviderAccountRejected(Conflict):
+    code = "PROVIDER_ACCOUNT_REJECTED"
+    message = "The provider rejected this user; no account can be opened."
+
+
+@dataclass(frozen=True)
+class Provisioned:
+    account: ProviderAccount
+    created: bool
+
+
+async def provision_card_account(
+    session: AsyncSession, providers: Providers, *, company_id: int, user_id: int
+) -> Provisioned:
+    """Open the user's card-provider account once; an existing one is returned as it is."""
+    return await _provision(
+        session, providers, company_id=company_id, user_id=user_id, provider=BankProvider.CARDPROV
+    )
+
+
+async def ensure_switch_link(
+    session: AsyncSession, providers: Providers, *, company_id: int, user_id: int
+) -> Provisioned:
+    """The switch-provider link, created with the user's first switch-provider card."""
+    return await _provision(
+        session,
+        providers,
+        company_id=company_id,
+        user_id=user_id,
+        provider=BankProvider.SWITCHPROV,
+    )
+
+
+async def _provision(
+    session: AsyncSession,
+    providers: Providers,
+    *,
+    company_id: int,
+    user_id: int,
+    provider: BankProvider,
+) -> Provisioned:
+    user = await require_base_approval(session, company_id=company_id, user_id=user_id)
+    if provider not in await selected_providers(session, user):
+        raise ProviderNotSelected(f"The user's tier and company do not use {provider.value}.")
+    existing = await service.find(
+        session, company_id=company_id, user_id=user_id, provider=provider
+    )
+    if existing is not None and existing.provider_account_id is not None:
+        return Provisioned(existing, created=False)
+    if existing is not None and existing.status == statuses.REJECTED:
+        raise ProviderAccountRejected()
+    holder = await cardholder(session, providers, user, provider)
+    opened = await _open(session, providers, company_id, provider, holder)
+    account = await service.set_status(
+        session,
+        company_id=company_id,
+        user_id=user_id,
+        provider=provider,
+        status=_PROVIDER_STATUS.get(opened.status, statuses.PENDING),
+        provider_account_id=opened.account_id,
+    )
+    return Provisioned(account, created=True)
+
+
+async def _open(
+    session: AsyncSession,
+    providers: Providers,
+    company_id: int,
+    provider: BankProvider,
+    holder: Cardholder,
+) -> HolderAccount:
+    if provider is BankProvider.CARDPROV:
+        issuer = providers.cardprov
+        if issuer is None:
+            raise ServiceUnavailable("No card provider is configured.")
+        return await call_provider(
+            session,
+            providers.policy,
+            provider=provider.value,
+            operation="create_account",
+            call=lambda: issuer.create_account(company_id=company_id, holder=holder),
+            idempotent=True,
+        )
+    switch = providers.switchprov
+    if switch is None:
+        raise ServiceUnavailable("No switch provider is configured.")
+    return await call_provider(
+        session,
+        providers.policy,
+        provider=provider.value,
+        operation="create_link",
+        call=lambda: switch.create_link(company_id=company_id, holder=holder),
+        idempotent=True,
+    )
+
+
+async def provision_waiting(
+    factory: async_sessionmaker[AsyncSession],
+    providers: Providers,
+    *,
+    company_id: int | None = None,
+) -> int:
+    """Open the card-provider accounts waiting since approval; returns how many opened. A
+    failure leaves the account waiting for the next round (or the repair endpoint)."""
+    async with unit_of_work(factory) as session:
+        stmt = select(ProviderAccount.company_id, ProviderAccount.user_id).where(
+            ProviderAccount.provider == BankProvider.CARDPROV.value,
+            ProviderAccount.provider_account_id.is_(None),
+            ProviderAccount.status_reason == AWAITING_PROVISIONING,
+        )
+        if company_id is not None:
+            stmt = stmt.where(ProviderAccount.company_id == company_id)
+        waiting = list((await session.execute(stmt.order_by(ProviderAccount.id).limit(50))).all())
+    opened = 0
+    for owner, user_id in waiting:
+        try:
+            async with unit_of_work(factory) as session:
+                bind_company(session, owner)
+                await provision_card_account(session, providers, company_id=owner, user_id=user_id)
+            opened += 1
+        except ApiError as error:
+            log.warning("provisioning_deferred", provider="cardprov", code=error.code)
+    return opened

@@ -1,0 +1,60 @@
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Query, Request
+
+from finplat.errors import error_responses
+from finplat.kit.schemas import MAX_ID, UserIdPath
+from finplat.kyc.schemas import BankingProvidersResponse, ProviderAccountResponse
+from finplat.providers.names import BankProvider, provider_type
+from finplat.providers.registry import Providers
+from finplat.provisioning import card_accounts
+from finplat.provisioning.status_report import provider_statuses
+from finplat.routing import CurrentPrincipal, DbSession, api_router
+
+router = api_router(tags=["Provisioning"])
+UserIdQuery = Annotated[int, Query(ge=1, le=MAX_ID, description="The user's `Id`.")]
+
+
+@router.post(
+    "/api/v2/users/create-cardprov-account/{userId}",
+    response_model=ProviderAccountResponse,
+    summary="Open (or repair) the user's card-provider account",
+    description="Idempotent repair: opens the user's card-provider account if it is missing "
+    "(for example after a provider outage during provisioning) and otherwise returns the "
+    "existing one with `Created` false. The user's base KYC must be APPROVED (409 "
+    "`KYC_NOT_APPROVED`) and the card provider must be the company's default or in the "
+    "user's tier (409 `PROVIDER_NOT_SELECTED`).",
+    responses=error_responses(400, 404, 409, 502, 503),
+)
+async def create_cardprov_account(
+    userId: UserIdPath, request: Request, session: DbSession, principal: CurrentPrincipal
+) -> ProviderAccountResponse:
+    providers: Providers = request.app.state.providers
+    result = await card_accounts.provision_card_account(
+        session, providers, company_id=principal.company_id, user_id=userId
+    )
+    return ProviderAccountResponse(
+        UserId=userId,
+        Provider=BankProvider.CARDPROV,
+        ProviderType=provider_type(BankProvider.CARDPROV),
+        Status=result.account.status,
+        AccountId=result.account.provider_account_id,
+        Created=result.created,
+    )
+
+
+@router.get(
+    "/api/v2/banking/providers",
+    response_model=BankingProvidersResponse,
+    summary="The user's providers and their approval states",
+    description="Which providers the user is onboarded with (card, switch, banking) and each "
+    "one's own approval state and account.",
+    responses=error_responses(400, 404),
+)
+async def banking_providers(
+    userId: UserIdQuery, session: DbSession, principal: CurrentPrincipal
+) -> BankingProvidersResponse:
+    report = await provider_statuses(session, company_id=principal.company_id, user_id=userId)
+    return BankingProvidersResponse(UserId=report.user.id, Providers=report.providers)

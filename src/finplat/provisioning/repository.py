@@ -1,0 +1,27 @@
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from finplat.db.repository import CompanyRepository
+from finplat.provisioning.models import ProviderAccount
+
+
+class ProviderAccountRepository(CompanyRepository[ProviderAccount]):
+    model = ProviderAccount
+
+    async def find(self, user_id: int, provider: str) -> ProviderAccount | None:
+        stmt = self.scoped().where(
+            ProviderAccount.user_id == user_id, ProviderAccount.provider == provider
+        )
+        return (await self.session.execute(stmt)).scalar_one_or_none()
+
+    async def for_user(self, user_id: int) -> Sequence[ProviderAccount]:
+        stmt = self.scoped().where(ProviderAccount.user_id == user_id).order_by(ProviderAccount.id)
+        return (await self.session.execute(stmt)).scalars().all()
+
+    async def by_provider_account(self, provider: str, account_id: str) -> ProviderAccount | None:
+        stmt = self.scoped().where(
+            ProviderAccount.provider == provider,
+            ProviderAccount.provider_account_id == account_id,
+        )
+        return (await self.session.execute(stmt)).scalar_one_or_none()

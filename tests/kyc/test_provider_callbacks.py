@@ -1,0 +1,158 @@
+"""Provider callbacks: verified, de-duplicated by provider event id, processed once."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from finplat.config import Settings
+from finplat.events.models import Event
+from finplat.providers import inbound
+from finplat.providers.callbacks import ProviderCallback
+from tests.conftest import Tenant
+from tests.onboarding import create_user, start_kyc
+
+
+def review_callback(company_id: int, applicant_id: str, event_id: str = "idn_evt_1") -> bytes:
+    return json.dumps(
+        {
+            "id": event_id,
+            "type": "applicant.reviewed",
+            "companyId": company_id,
+            "createdAt": "2026-11-21T12:00:00Z",
+            "data": {
+                "applicantId": applicant_id,
+                "reviewStatus": "completed",
+                "reviewResult": {"reviewAnswer": "GREEN"},
+            },
+        }
+    ).encode()
+
+
+async def post_callback(
+    client: httpx.AsyncClient, body: bytes, signature: str, provider: str = "identity"
+) -> httpx.Response:
+    return await client.post(
+        f"/providers/{provider}/callbacks",
+        content=body,
+        headers={"content-type": "application/json", inbound.SIGNATURE_HEADER: signature},
+    )
+
+
+async def count_events(
+    session_factory: async_sessionmaker[AsyncSession], company_id: int, type_: str
+) -> int:
+    async with session_factory() as db:
+        stmt = select(func.count()).where(Event.company_id == company_id, Event.type == type_)
+        return int((await db.execute(stmt)).scalar_one())
+
+
+async def test_signed_callback_is_applied(
+    api: httpx.AsyncClient, anonymous: httpx.AsyncClient, tenant: Tenant, settings: Settings
+) -> None:
+    user = await create_user(api)
+    session = await start_kyc(api, user["Id"])
+    body = review_callback(tenant.company_id, session["ApplicantId"])
+    response = await post_callback(
+        anonymous, body, inbound.sign(settings.provider_callback_secret, body)
+    )
+    assert response.status_code == 200
+    assert response.json() == {"Received": True, "EventId": "idn_evt_1", "Duplicate": False}
+    assert (await api.get(f"/api/v2/users/{user['Id']}")).json()["KycStatus"] == "APPROVED"
+
+
+async def test_duplicate_callback_is_processed_once(
+    api: httpx.AsyncClient,
+    anonymous: httpx.AsyncClient,
+    tenant: Tenant,
+    settings: Settings,
+    session_factory: async_sessionmaker[AsyncSession],
+) -> None:
+    user = await create_user(api)
+    session = await start_kyc(api, user["Id"])
+    body = review_callback(tenant.company_id, session["ApplicantId"])
+    signature = inbound.sign(settings.provider_callback_secret, body)
+    first = await post_callback(anonymous, body, signature)
+    second = await post_callback(anonymous, body, signature)
+    assert (first.json()["Duplicate"], second.json()["Duplicate"]) == (False, True)
+    assert await count_events(session_factory, tenant.company_id, "kyc.status_updated") == 1
+    async with session_factory() as db:
+        row = (
+            await db.execute(
+                select(ProviderCallback).where(ProviderCallback.event_id == "idn_evt_1")
+            )
+        ).scalar_one()
+    assert row.duplicates == 1
+    assert row.processed_at is not None
+
+
+async def test_callback_with_a_wrong_signature_is_refused_and_ignored(
+    api: httpx.AsyncClient, anonymous: httpx.AsyncClient, tenant: Tenant
+) -> None:
+    user = await create_user(api)
+    session = await start_kyc(api, user["Id"])
+    body = review_callback(tenant.company_id, session["ApplicantId"])
+    response = await post_callback(anonymous, body, inbound.sign("not-the-secret-at-all", body))
+    assert (response.status_code, response.json()["Code"]) == (401, "INVALID_CALLBACK_SIGNATURE")
+    assert (await api.get(f"/api/v2/users/{user['Id']}")).json()["KycStatus"] == "PENDING"
+
+
+async def test_callback_without_a_signature_is_refused(
+    anonymous: httpx.AsyncClient, tenant: Tenant
+) -> None:
+    body = review_callback(tenant.company_id, "nobody")
+    response = await anonymous.post(
+        "/providers/identity/callbacks", content=body, headers={"content-type": "application/json"}
+    )
+    assert response.status_code == 401
+
+
+async def test_malformed_callback_is_a_400(
+    anonymous: httpx.AsyncClient, settings: Settings
+) -> None:
+    body = b'{"id": 5}'
+    response = await post_callback(
+        anonymous, body, inbound.sign(settings.provider_callback_secret, body)
+    )
+    assert (response.status_code, response.json()["Code"]) == (400, "MALFORMED_CALLBACK")
+
+
+async def test_callback_for_another_company_cannot_touch_this_one(
+    api: httpx.AsyncClient,
+    anonymous: httpx.AsyncClient,
+    make_tenant: object,
+    settings: Settings,
+) -> None:
+    user = await create_user(api)
+    session = await start_kyc(api, user["Id"])
+    other: Tenant = await make_tenant("Other Co")  # type: ignore[operator]
+    body = review_callback(other.company_id, session["ApplicantId"], event_id="idn_evt_x")
+    response = await post_callback(
+        anonymous, body, inbound.sign(settings.provider_callback_secret, body)
+    )
+    assert response.status_code == 200
+    assert (await api.get(f"/api/v2/users/{user['Id']}")).json()["KycStatus"] == "PENDING"
+
+
+async def test_unknown_provider_path_is_a_400(anonymous: httpx.AsyncClient) -> None:
+    response = await post_callback(anonymous, b"{}", "0" * 64, provider="nobody")
+    assert response.status_code == 400
+
+
+async def test_callbacks_are_refused_when_no_secret_is_configured_outside_the_sandbox(
+    database_url: str,
+) -> None:
+    from finplat.app import create_app
+
+    app = create_app(Settings(database_url=database_url, sandbox=False))
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://finplat.test") as client:
+        response = await post_callback(client, b"{}", inbound.sign("", b"{}"))
+    await app.state.engine.dispose()
+    assert (response.status_code, response.json()["Code"]) == (
+        503,
+        "PROVIDER_CALLBACKS_NOT_CONFIGURED",
+    )
