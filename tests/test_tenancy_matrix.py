@@ -51,6 +51,7 @@ class Seeded:
     delivery_id: str
     company_name: str
     person_id: int  # an associated person of A's business user's application
+    business_user_id: int  # that business user: the business onboarding routes' `userId`
 
     @property
     def markers(self) -> set[str]:
@@ -73,7 +74,10 @@ IDENTIFIERS: dict[str, tuple[Callable[[Seeded], Any], Any]] = {
     "eventId": (lambda s: s.event_id, "evt_" + "0" * 32),
     "deliveryId": (lambda s: s.delivery_id, "whd_" + "0" * 32),
     "personId": (lambda s: s.person_id, MISSING_INT),
+    "businessUserId": (lambda s: s.business_user_id, MISSING_INT),
 }
+# Routes whose `userId` must be a business user's to reach their other identifiers.
+BUSINESS_PATHS = "/api/v2/business/"
 
 # Body fields named like identifiers that are the caller's own labels for something being
 # created, not references to an existing resource: (method, path, field).
@@ -212,7 +216,12 @@ def untaught(calls: list[Call]) -> list[str]:
     return problems
 
 
-def request_for(call: Call, pick: Callable[[str], Any]) -> dict[str, Any]:
+def request_for(call: Call, given: Callable[[str], Any]) -> dict[str, Any]:
+    def pick(name: str) -> Any:
+        if name == "userId" and call.path.startswith(BUSINESS_PATHS):
+            return given("businessUserId")
+        return given(name)
+
     path = call.path
     for name in call.path_params:
         path = path.replace("{" + name + "}", str(pick(name)))
@@ -264,7 +273,7 @@ async def seed(tenant: Tenant) -> Seeded:
     await client.post("/api/v2/sandbox/company/funding", json={"Currency": "USD", "Amount": 77})
     sent = (await client.post("/api/v2/webhooks/test")).json()
     name = (await client.get("/api/v2/company/configuration")).json()["Name"]
-    person_id = await business_steps.seed_person(client)
+    business_user_id, person_id = await business_steps.seed_person(client)
     return Seeded(
         user["Id"],
         external,
@@ -275,6 +284,7 @@ async def seed(tenant: Tenant) -> Seeded:
         sent["DeliveryIds"][0],
         name,
         person_id,
+        business_user_id,
     )
 
 

@@ -131,11 +131,11 @@ async def events_of(api: httpx.AsyncClient, type_: str) -> list[dict[str, Any]]:
     return sorted(response.json()["Items"], key=lambda event: event["Timestamp"])
 
 
-async def seed_person(api: httpx.AsyncClient) -> int:
-    """An associated person on a new business user's draft application; returns its `Id`."""
+async def seed_person(api: httpx.AsyncClient) -> tuple[int, int]:
+    """An associated person on a new business user's draft application: (user, person)."""
     user_id = await business_user(api)
     await create_application(api, user_id)
     person = await ok(
         await api.post(PEOPLE, params={"userId": user_id}, json=person_payload()), 201
     )
-    return int(person["Id"])
+    return user_id, int(person["Id"])
