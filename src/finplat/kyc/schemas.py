@@ -9,7 +9,8 @@ from pydantic import AfterValidator, ConfigDict, Field, JsonValue, WithJsonSchem
 from finplat.kit.fields import CountryCode, IsoDate, SafeText
 from finplat.kit.schemas import RequestModel, ResponseModel
 from finplat.kyc.statuses import KycMethod, Outcome
-from finplat.providers.names import BankProvider, ProviderType
+from finplat.providers.names import BankProvider
+from finplat.provisioning.schemas import ProviderStatus
 
 US_NATIONALITIES = ("US", "USA")
 SSN_PATTERN = r"^[0-9]{9}$"
@@ -171,20 +172,6 @@ class ShareTokenResponse(ResponseModel):
     ExpiresAt: datetime
 
 
-class ProviderStatus(ResponseModel):
-    Provider: BankProvider
-    ProviderType: ProviderType
-    Status: str = Field(
-        description="The provider's own approval state. Banking provider: NOT_STARTED, "
-        "PENDING, pending_documents, rejected, approved. Card provider: NOT_STARTED, PENDING, "
-        "APPROVED, REJECTED. Switch provider: NOT_STARTED, PENDING, ELIGIBLE (link created "
-        "with the first card), APPROVED, REJECTED."
-    )
-    HasAccount: bool
-    AccountId: str | None
-    UpdatedAt: datetime | None
-
-
 class DetailedStatusResponse(ResponseModel):
     UserId: int
     KycStatus: str = Field(
@@ -195,20 +182,6 @@ class DetailedStatusResponse(ResponseModel):
     ApplicantId: str | None
     ReviewedAt: datetime | None
     Providers: list[ProviderStatus]
-
-
-class BankingProvidersResponse(ResponseModel):
-    UserId: int
-    Providers: list[ProviderStatus]
-
-
-class ProviderAccountResponse(ResponseModel):
-    UserId: int
-    Provider: BankProvider
-    ProviderType: ProviderType
-    Status: str
-    AccountId: str | None
-    Created: bool = Field(description="False when the account already existed.")
 
 
 class SandboxKycDecision(RequestModel):

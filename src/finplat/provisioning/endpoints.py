@@ -6,10 +6,10 @@ from fastapi import Query, Request
 
 from finplat.errors import error_responses
 from finplat.kit.schemas import MAX_ID, UserIdPath
-from finplat.kyc.schemas import BankingProvidersResponse, ProviderAccountResponse
 from finplat.providers.names import BankProvider, provider_type
 from finplat.providers.registry import Providers
 from finplat.provisioning import card_accounts
+from finplat.provisioning.schemas import BankingProvidersResponse, ProviderAccountResponse
 from finplat.provisioning.status_report import provider_statuses
 from finplat.routing import CurrentPrincipal, DbSession, api_router
 

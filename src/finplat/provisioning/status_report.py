@@ -8,11 +8,12 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.kyc.models import KycSubmission
 from finplat.kyc.repository import KycSubmissionRepository
-from finplat.kyc.schemas import DetailedStatusResponse, ProviderStatus
+from finplat.kyc.schemas import DetailedStatusResponse
 from finplat.kyc.statuses import KycMethod
 from finplat.providers.names import BankProvider, provider_type
 from finplat.provisioning import service
 from finplat.provisioning import statuses as ps
+from finplat.provisioning.schemas import ProviderStatus
 from finplat.provisioning.selection import ORDER, selected_providers
 from finplat.users import service as users
 from finplat.users.models import User

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from finplat.bankprov_onboarding import service as personal
+from finplat.business import service as business
 from finplat.errors import Conflict, ServiceUnavailable, ValidationFailed
 from finplat.kyc import service as kyc
 from finplat.kyc.statuses import Outcome
@@ -76,9 +78,6 @@ async def _decide_banking(
     session: AsyncSession, providers: Providers, company_id: int, user_id: int, outcome: Outcome
 ) -> None:
     # Personal users go through the banking provider's onboarding, businesses through KYB.
-    from finplat.bankprov_onboarding import service as personal
-    from finplat.business import service as business
-
     user = await users.get_user(session, company_id=company_id, user_id=user_id)
     decide = personal if user.account_type == "personal" else business
     await decide.complete_in_sandbox(
