@@ -52,6 +52,25 @@ async def test_chunked_body_over_the_limit_is_413(app: FastAPI, tenant: Tenant) 
     assert_error(response, 413, "PAYLOAD_TOO_LARGE")
 
 
+async def test_file_upload_over_the_json_limit_is_read(app: FastAPI, tenant: Tenant) -> None:
+    padding = b"x" * (app.state.settings.max_body_bytes + 1)
+    response = await tenant.client.post(
+        "/api/v2/users/987654321/kyc/bankprov/documents",
+        files={"Files": ("scan.pdf", b"%PDF-1.7\n" + padding)},
+    )
+    # Read and examined (the bytes are no real PDF), not refused for its size.
+    assert_error(response, 400, "INVALID_DOCUMENT")
+
+
+async def test_file_upload_over_the_upload_limit_is_413(app: FastAPI, tenant: Tenant) -> None:
+    padding = b"x" * (app.state.settings.max_upload_bytes + 1)
+    response = await tenant.client.post(
+        "/api/v2/users/987654321/kyc/bankprov/documents",
+        files={"Files": ("scan.pdf", b"%PDF-1.7\n" + padding)},
+    )
+    assert_error(response, 413, "PAYLOAD_TOO_LARGE")
+
+
 async def test_body_under_the_limit_is_accepted(tenant: Tenant) -> None:
     response = await tenant.client.post("/api/v2/users", json=user_payload())
     assert response.status_code == 201

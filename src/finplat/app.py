@@ -111,7 +111,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     _install_error_handlers(app)
     # Added last = outermost: the request id and access log wrap everything, the body limit
     # applies before routing.
-    app.add_middleware(BodySizeLimitMiddleware, max_bytes=settings.max_body_bytes)
+    app.add_middleware(
+        BodySizeLimitMiddleware,
+        max_bytes=settings.max_body_bytes,
+        max_upload_bytes=settings.max_upload_bytes,
+    )
     app.add_middleware(RequestContextMiddleware)
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     return app

@@ -1,7 +1,9 @@
 """Refuse request bodies over the configured size with 413 and the standard error body.
 
 Checked against `Content-Length` before anything is read, and counted while reading for
-bodies sent without it (chunked), so an oversized body is never buffered whole.
+bodies sent without it (chunked), so an oversized body is never buffered whole. File uploads
+(`multipart/form-data`, such as ten scanned verification documents) have their own, larger
+limit.
 """
 
 from __future__ import annotations
@@ -20,20 +22,21 @@ class PayloadTooLarge(ApiError):
 
 
 class BodySizeLimitMiddleware:
-    def __init__(self, app: ASGIApp, *, max_bytes: int) -> None:
+    def __init__(self, app: ASGIApp, *, max_bytes: int, max_upload_bytes: int) -> None:
         self.app = app
         self.max_bytes = max_bytes
-
-    def _too_large(self) -> PayloadTooLarge:
-        return PayloadTooLarge(f"The request body is larger than {self.max_bytes} bytes.")
+        self.max_upload_bytes = max_upload_bytes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        declared = dict(scope.get("headers", [])).get(b"content-length")
-        if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
-            await self._refuse(send)
+        headers = dict(scope.get("headers", []))
+        is_upload = headers.get(b"content-type", b"").lower().startswith(b"multipart/form-data")
+        limit = self.max_upload_bytes if is_upload else self.max_bytes
+        declared = headers.get(b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > limit:
+            await self._refuse(send, limit)
             return
         received = 0
         refused = False
@@ -47,9 +50,9 @@ class BodySizeLimitMiddleware:
             message = await receive()
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
-                if received > self.max_bytes:
+                if received > limit:
                     refused = True
-                    await self._refuse(send)
+                    await self._refuse(send, limit)
                     return {"type": "http.disconnect"}
             return message
 
@@ -59,8 +62,8 @@ class BodySizeLimitMiddleware:
 
         await self.app(scope, counting_receive, send_unless_refused)
 
-    async def _refuse(self, send: Send) -> None:
-        error = self._too_large()
+    async def _refuse(self, send: Send, limit: int) -> None:
+        error = PayloadTooLarge(f"The request body is larger than {limit} bytes.")
         body = json.dumps(error.body().model_dump(mode="json")).encode()
         await send(
             {

@@ -39,6 +39,8 @@ class Settings(BaseSettings):
     redis_url: str | None = None
     # Largest accepted request body, in bytes.
     max_body_bytes: int = Field(default=1_048_576, ge=1024)
+    # Largest accepted file upload (multipart/form-data) request: up to ten scanned documents.
+    max_upload_bytes: int = Field(default=25 * 1_048_576, ge=1024)
     # Run the webhook worker and maintenance jobs inside the API process (`serve --no-worker`
     # turns this off when dedicated `finplat worker` processes do the work).
     run_background_jobs: bool = True
