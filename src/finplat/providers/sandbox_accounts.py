@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm import Mapped, mapped_column
 
 from finplat.db.base import Base, BigIntId
+from finplat.db.dialect import insert_ignoring_conflicts
 from finplat.db.unit_of_work import unit_of_work
 from finplat.kit.clock import utcnow
 from finplat.providers.cardissuing.base import ACCOUNT_REVIEWED, Cardholder, HolderAccount
@@ -53,22 +54,28 @@ class SandboxHolderAccounts:
 
     async def open(self, operation: str, *, company_id: int, holder: Cardholder) -> HolderAccount:
         mode = await self.sim.enter(company_id, operation)
+        details = {k: v for k, v in asdict(holder).items() if k != "ssn"}
         async with unit_of_work(self.factory) as session:
-            row = await self._find(session, company_id, holder.reference)
-            if row is None:
-                details = {k: v for k, v in asdict(holder).items() if k != "ssn"}
-                row = SandboxHolderAccount(
-                    provider=self.provider,
-                    company_id=company_id,
-                    reference=holder.reference,
-                    account_id=f"{self.provider}_acct_{uuid.uuid4().hex[:20]}",
-                    status=PENDING if mode is FaultMode.PENDING else ACTIVE,
-                    holder=json.dumps(details, default=str),
-                    ssn=holder.ssn,
-                    calls=1,
+            # One account per reference even when requests race (see identity's applicants).
+            inserted = (
+                await session.execute(
+                    insert_ignoring_conflicts(session, SandboxHolderAccount)
+                    .values(
+                        provider=self.provider,
+                        company_id=company_id,
+                        reference=holder.reference,
+                        account_id=f"{self.provider}_acct_{uuid.uuid4().hex[:20]}",
+                        status=PENDING if mode is FaultMode.PENDING else ACTIVE,
+                        holder=json.dumps(details, default=str),
+                        ssn=holder.ssn,
+                        calls=1,
+                    )
+                    .returning(SandboxHolderAccount.id)
                 )
-                session.add(row)
-            else:
+            ).scalar_one_or_none()
+            row = await self._find(session, company_id, holder.reference)
+            assert row is not None
+            if inserted is None:
                 row.calls += 1
             account = HolderAccount(row.account_id, row.status)
         if mode is FaultMode.TIMEOUT:

@@ -7,6 +7,7 @@ import secrets
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from finplat.db.dialect import insert_ignoring_conflicts
 from finplat.db.unit_of_work import unit_of_work
 from finplat.providers.crypto.base import Chain, DepositAddress, Stablecoin
 from finplat.providers.crypto.models import SandboxDepositAddress
@@ -36,23 +37,23 @@ class SandboxCryptoRail:
     ) -> DepositAddress:
         mode = await self.sim.enter(company_id, "deposit_address")
         async with unit_of_work(self.factory) as session:
-            stmt = select(SandboxDepositAddress).where(
-                SandboxDepositAddress.company_id == company_id,
-                SandboxDepositAddress.reference == reference,
-                SandboxDepositAddress.currency == currency.value,
-                SandboxDepositAddress.chain_id == chain.value,
-            )
-            row = (await session.execute(stmt)).scalar_one_or_none()
-            if row is None:
-                row = SandboxDepositAddress(
+            # One address per (reference, currency, chain) even when requests race.
+            await session.execute(
+                insert_ignoring_conflicts(session, SandboxDepositAddress).values(
                     company_id=company_id,
                     reference=reference,
                     currency=currency.value,
                     chain_id=chain.value,
                     address=new_address(chain),
                 )
-                session.add(row)
-            address = DepositAddress(row.address, currency, chain)
+            )
+            stmt = select(SandboxDepositAddress.address).where(
+                SandboxDepositAddress.company_id == company_id,
+                SandboxDepositAddress.reference == reference,
+                SandboxDepositAddress.currency == currency.value,
+                SandboxDepositAddress.chain_id == chain.value,
+            )
+            address = DepositAddress((await session.execute(stmt)).scalar_one(), currency, chain)
         if mode is FaultMode.TIMEOUT:
             await self.sim.hang()
         return address

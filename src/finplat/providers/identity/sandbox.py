@@ -20,6 +20,7 @@ from typing import Any
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from finplat.db.dialect import insert_ignoring_conflicts
 from finplat.db.unit_of_work import unit_of_work
 from finplat.errors import NotFound
 from finplat.kit.clock import utcnow
@@ -71,31 +72,37 @@ class SandboxIdentityVerification:
     async def create_applicant(self, *, company_id: int, data: ApplicantData) -> Applicant:
         mode = await self.sim.enter(company_id, "create_applicant")
         async with unit_of_work(self.factory) as session:
-            existing = await self._by_reference(session, company_id, data.reference)
-            if existing is not None:
+            # One applicant per reference even when requests race: the losing insert does
+            # nothing and reads the winner's row.
+            inserted = (
+                await session.execute(
+                    insert_ignoring_conflicts(session, SandboxApplicant)
+                    .values(
+                        applicant_id=uuid.uuid4().hex[:24],
+                        company_id=company_id,
+                        reference=data.reference,
+                        level_name=data.level_name,
+                        first_name=data.first_name,
+                        last_name=data.last_name,
+                        email=data.email,
+                        date_of_birth=data.date_of_birth,
+                        country=data.country,
+                        nationality=data.nationality,
+                        tin=data.tin,
+                        questionnaire=json.dumps(data.questionnaire),
+                    )
+                    .returning(SandboxApplicant.id)
+                )
+            ).scalar_one_or_none()
+            row = await self._by_reference(session, company_id, data.reference)
+            assert row is not None
+            if inserted is None:
                 # Later requests may add what the first lacked (a tax id, answers).
                 if data.tin:
-                    existing.tin = data.tin
+                    row.tin = data.tin
                 if data.questionnaire:
-                    existing.questionnaire = json.dumps(data.questionnaire)
-                applicant = Applicant(existing.applicant_id, is_new=False)
-            else:
-                row = SandboxApplicant(
-                    applicant_id=uuid.uuid4().hex[:24],
-                    company_id=company_id,
-                    reference=data.reference,
-                    level_name=data.level_name,
-                    first_name=data.first_name,
-                    last_name=data.last_name,
-                    email=data.email,
-                    date_of_birth=data.date_of_birth,
-                    country=data.country,
-                    nationality=data.nationality,
-                    tin=data.tin,
-                    questionnaire=json.dumps(data.questionnaire),
-                )
-                session.add(row)
-                applicant = Applicant(row.applicant_id, is_new=True)
+                    row.questionnaire = json.dumps(data.questionnaire)
+            applicant = Applicant(row.applicant_id, is_new=inserted is not None)
         if mode is FaultMode.TIMEOUT:
             await self.sim.hang()
         return applicant

@@ -1,0 +1,117 @@
+"""Onboarding under real parallelism on PostgreSQL: duplicate callbacks and duplicate KYC
+requests racing each other (skipped on SQLite, whose single writer serialises them)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from sqlalchemy import func, select
+
+from finplat.events.models import Event
+from finplat.kyc.models import KycSubmission
+from finplat.providers import inbound
+from finplat.providers.callbacks import ProviderCallback
+from finplat.providers.identity.models import SandboxApplicant
+from finplat.providers.sandbox_accounts import SandboxHolderAccount
+from tests.databases import backend
+from tests.isolated import isolated
+from tests.onboarding import create_user, decide, start_kyc
+
+pytestmark = pytest.mark.skipif(backend() != "postgresql", reason="PostgreSQL concurrency")
+
+
+async def test_parallel_duplicate_callbacks_are_processed_once() -> None:
+    async with isolated("cb-race", database_pool_size=30, run_background_jobs=False) as env:
+        user = await create_user(env.client)
+        session = await start_kyc(env.client, user["Id"])
+        body = json.dumps(
+            {
+                "id": "idn_evt_race",
+                "type": "applicant.reviewed",
+                "companyId": env.company_id,
+                "createdAt": "2026-11-21T12:00:00Z",
+                "data": {
+                    "applicantId": session["ApplicantId"],
+                    "reviewStatus": "completed",
+                    "reviewResult": {"reviewAnswer": "GREEN"},
+                },
+            }
+        ).encode()
+        secret = env.app.state.settings.provider_callback_secret
+        headers = {
+            "content-type": "application/json",
+            inbound.SIGNATURE_HEADER: inbound.sign(secret, body),
+        }
+        responses = await asyncio.gather(
+            *(
+                env.client.post("/providers/identity/callbacks", content=body, headers=headers)
+                for _ in range(20)
+            )
+        )
+        assert [r.status_code for r in responses] == [200] * 20
+        assert sum(not r.json()["Duplicate"] for r in responses) == 1
+        async with env.app.state.session_factory() as db:
+            events = (
+                await db.execute(select(func.count()).where(Event.type == "kyc.status_updated"))
+            ).scalar_one()
+            duplicates = (await db.execute(select(ProviderCallback.duplicates))).scalar_one()
+        assert events == 1
+        assert duplicates == 19
+
+
+async def test_parallel_kyc_requests_create_one_applicant_and_one_submission() -> None:
+    async with isolated("kyc-race", database_pool_size=30, run_background_jobs=False) as env:
+        user = await create_user(env.client)
+        responses = await asyncio.gather(
+            *(
+                env.client.post(f"/api/v2/users/{user['Id']}/sumsub/kyc-url", json={})
+                for _ in range(10)
+            )
+        )
+        statuses = sorted(r.status_code for r in responses)
+        # One wins; the others are told the first is still being processed, never a 500.
+        assert statuses[0] == 200
+        assert {r.json()["Code"] for r in responses if r.status_code != 200} <= {"KYC_IN_PROGRESS"}
+        async with env.app.state.session_factory() as db:
+            applicants = (
+                await db.execute(select(func.count()).select_from(SandboxApplicant))
+            ).scalar_one()
+            submissions = (
+                await db.execute(select(func.count()).select_from(KycSubmission))
+            ).scalar_one()
+        assert (applicants, submissions) == (1, 1)
+        assert (await env.client.get(f"/api/v2/users/{user['Id']}")).json()["KycStatus"] == (
+            "PENDING"
+        )
+
+
+async def test_parallel_repairs_open_one_card_provider_account() -> None:
+    async with isolated("repair-race", database_pool_size=30, run_background_jobs=False) as env:
+        user = await create_user(env.client)
+        await start_kyc(env.client, user["Id"])
+        await env.client.put(
+            "/api/v2/sandbox/faults",
+            json={
+                "Provider": "cardprov",
+                "Operation": "create_account",
+                "Mode": "transient",
+                "Count": 10,
+            },
+        )
+        await decide(env.client, user["Id"], "APPROVED")  # provisioning fails: still waiting
+        await env.client.delete("/api/v2/sandbox/faults")
+        responses = await asyncio.gather(
+            *(
+                env.client.post(f"/api/v2/users/create-cardprov-account/{user['Id']}")
+                for _ in range(10)
+            )
+        )
+        assert [r.status_code for r in responses] == [200] * 10
+        assert len({r.json()["AccountId"] for r in responses}) == 1
+        async with env.app.state.session_factory() as db:
+            accounts = (
+                await db.execute(select(func.count()).select_from(SandboxHolderAccount))
+            ).scalar_one()
+        assert accounts == 1
