@@ -25,7 +25,7 @@ from finplat.provisioning import status_report
 from finplat.routing import CurrentPrincipal, DbSession, api_router
 
 router = api_router(tags=["KYC"])
-KYC_ERRORS = error_responses(400, 404, 409, 502, 503)
+KYC_ERRORS = error_responses(400, 404, 409, 503)
 ONE_METHOD = (
     " Each user has exactly one KYC method (hosted link, mobile SDK, reusable identity, manual "
     "payload): the first request fixes it, another method is 409 `KYC_METHOD_ALREADY_CHOSEN`. "
@@ -191,7 +191,7 @@ async def submit_manual_kyc(
     description="A single-use, one-hour token another partner can pass to "
     "`POST /api/v2/users/{userId}/kyc/reusable-identity`. The user must be APPROVED (409 "
     "`KYC_NOT_APPROVED` otherwise).",
-    responses=error_responses(400, 404, 409, 502, 503),
+    responses=error_responses(400, 404, 409, 503),
 )
 async def issue_share_token(
     userId: UserIdPath, request: Request, session: DbSession, principal: CurrentPrincipal

@@ -1,4 +1,4 @@
-"""How provider failures surface: technical ones are 502/503 (retryable), logical ones 4xx."""
+"""How provider failures surface: technical ones are 503 (retryable), logical ones 4xx."""
 
 from __future__ import annotations
 
@@ -19,14 +19,6 @@ class ProviderTimeout(ProviderUnavailable):
         "The provider did not answer in time. Nothing was confirmed; retry the same request "
         "(with the same Idempotency-Key) to complete it."
     )
-
-
-class ProviderFailed(ApiError):
-    """The provider answered, but not with anything usable (a bad gateway)."""
-
-    status = 502
-    code = "PROVIDER_ERROR"
-    message = "The provider answered with an error."
 
 
 class ProviderRejected(ApiError):

@@ -26,7 +26,7 @@ UserIdQuery = Annotated[int, Query(ge=1, le=MAX_ID, description="The user's `Id`
     "existing one with `Created` false. The user's base KYC must be APPROVED (409 "
     "`KYC_NOT_APPROVED`) and the card provider must be the company's default or in the "
     "user's tier (409 `PROVIDER_NOT_SELECTED`).",
-    responses=error_responses(400, 404, 409, 502, 503),
+    responses=error_responses(400, 404, 409, 503),
 )
 async def create_cardprov_account(
     userId: UserIdPath, request: Request, session: DbSession, principal: CurrentPrincipal
