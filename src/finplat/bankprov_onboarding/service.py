@@ -44,7 +44,7 @@ from finplat.providers.banking_onboarding.base import (
 )
 from finplat.providers.calls import call_provider
 from finplat.providers.names import BankProvider, ExternalProvider
-from finplat.providers.registry import Providers
+from finplat.providers.registry import Providers, configured
 from finplat.provisioning import service as provisioning
 from finplat.provisioning import statuses
 from finplat.tiers import service as tiers
@@ -118,9 +118,7 @@ class OnboardingRejected(Conflict):
 
 
 def _adapter(providers: Providers) -> BankingOnboarding:
-    if providers.banking_onboarding is None:
-        raise ServiceUnavailable("No banking provider is configured.")
-    return providers.banking_onboarding
+    return configured(providers.banking_onboarding, "No banking provider is configured.")
 
 
 def earliest_proof_of_address_date(on: date) -> date:

@@ -55,7 +55,7 @@ from finplat.providers.business_onboarding.base import (
 )
 from finplat.providers.calls import call_provider
 from finplat.providers.names import BankProvider, ExternalProvider
-from finplat.providers.registry import Providers
+from finplat.providers.registry import Providers, configured
 from finplat.provisioning import service as provider_accounts
 from finplat.provisioning import statuses as provider_statuses
 from finplat.users import service as users
@@ -127,10 +127,10 @@ class StoredCompliance:
 
 
 def _adapter(providers: Providers) -> BusinessOnboarding:
-    adapter = providers.business_onboarding
-    if adapter is None:
-        raise ServiceUnavailable("No banking provider is configured for business onboarding.")
-    return adapter
+    return configured(
+        providers.business_onboarding,
+        "No banking provider is configured for business onboarding.",
+    )
 
 
 async def _business_user(session: AsyncSession, *, company_id: int, user_id: int) -> User:

@@ -15,14 +15,15 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import TypeVar
 
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from finplat.errors import Conflict, ServiceUnavailable, ValidationFailed
+from finplat.errors import Conflict, ValidationFailed
 from finplat.kyc import statuses
+from finplat.kyc.approval import KycNotApproved
 from finplat.kyc.models import KycSubmission
 from finplat.kyc.repository import KycSubmissionRepository
 from finplat.kyc.schemas import US_NATIONALITIES, KycQuestionnaire
@@ -38,7 +39,7 @@ from finplat.providers.identity.base import (
     TokenKind,
 )
 from finplat.providers.names import ExternalProvider
-from finplat.providers.registry import Providers
+from finplat.providers.registry import Providers, configured
 from finplat.provisioning import service as provider_accounts
 from finplat.provisioning import statuses as provider_statuses
 from finplat.provisioning.selection import selected_providers
@@ -46,6 +47,7 @@ from finplat.users import service as users
 from finplat.users.models import User
 
 T = TypeVar("T")
+NO_IDENTITY_PROVIDER = "No identity verification provider is configured."
 ACCESS_TOKEN_TTL = timedelta(minutes=10)
 SHARE_TOKEN_TTL = timedelta(hours=1)
 LEVELS = {"personal": "basic-kyc-level", "business": "business-representative-kyc-level"}
@@ -107,9 +109,7 @@ def check_ssn(request: KycQuestionnaire, user: User) -> None:
 
 
 def _identity(providers: Providers) -> IdentityVerification:
-    if providers.identity is None:
-        raise ServiceUnavailable("No identity verification provider is configured.")
-    return providers.identity
+    return configured(providers.identity, NO_IDENTITY_PROVIDER)
 
 
 async def _call(
@@ -341,9 +341,7 @@ async def issue_share_token(
     user = await users.get_user(session, company_id=company_id, user_id=user_id)
     submission = await KycSubmissionRepository(session, company_id).for_user(user_id)
     if submission is None or user.kyc_status != statuses.APPROVED:
-        raise Conflict(
-            "Only a user whose identity is verified can share it.", code="KYC_NOT_APPROVED"
-        )
+        raise KycNotApproved("Only a user whose identity is verified can share it.")
     identity = _identity(providers)
     applicant_id = submission.applicant_id
     return await _call(
@@ -356,21 +354,11 @@ async def issue_share_token(
     )
 
 
-async def submission_of(
-    session: AsyncSession, *, company_id: int, user_id: int
-) -> KycSubmission | None:
-    return await KycSubmissionRepository(session, company_id).for_user(user_id)
-
-
 async def require_submission(
     session: AsyncSession, *, company_id: int, user_id: int
 ) -> KycSubmission:
     await users.get_user(session, company_id=company_id, user_id=user_id)
-    submission = await submission_of(session, company_id=company_id, user_id=user_id)
+    submission = await KycSubmissionRepository(session, company_id).for_user(user_id)
     if submission is None:
         raise KycNotStarted()
     return submission
-
-
-def reviewed_at(submission: KycSubmission | None) -> datetime | None:
-    return submission.reviewed_at if submission is not None else None

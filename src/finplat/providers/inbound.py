@@ -25,7 +25,7 @@ from finplat.companies import repository as companies
 from finplat.db.dialect import insert_ignoring_conflicts
 from finplat.db.tenancy import bind_company
 from finplat.db.unit_of_work import unit_of_work
-from finplat.errors import ApiError, Unauthorized, ValidationFailed
+from finplat.errors import Unauthorized, ValidationFailed
 from finplat.kit.clock import utcnow
 from finplat.providers.callbacks import ProviderCallback
 from finplat.providers.names import ExternalProvider
@@ -175,5 +175,3 @@ async def _apply(session: AsyncSession, provider: ExternalProvider, parsed: _Par
         raise MalformedCallback(
             f"Unreadable {parsed.type} callback: {type(exc).__name__}."
         ) from None
-    except ApiError:
-        raise

@@ -7,10 +7,12 @@ Without the sandbox, a capability is None and the operations needing it answer 5
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypeVar
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from finplat.config import Settings
+from finplat.errors import ServiceUnavailable
 from finplat.providers.banking_onboarding.base import BankingOnboarding
 from finplat.providers.banking_onboarding.sandbox import SandboxBankingOnboarding
 from finplat.providers.business_onboarding.base import BusinessOnboarding
@@ -26,6 +28,15 @@ from finplat.providers.identity.base import IdentityVerification
 from finplat.providers.identity.sandbox import SandboxIdentityVerification
 from finplat.providers.switching.base import SwitchProvider
 from finplat.providers.switching.sandbox import SandboxSwitchProvider
+
+T = TypeVar("T")
+
+
+def configured(adapter: T | None, missing: str) -> T:
+    """The adapter, or 503 with `missing` as the message when none is configured."""
+    if adapter is None:
+        raise ServiceUnavailable(missing)
+    return adapter
 
 
 @dataclass(frozen=True)

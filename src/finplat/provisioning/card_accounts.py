@@ -12,6 +12,7 @@ retry after a timeout finds the account the first call opened.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 import structlog
@@ -20,12 +21,12 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from finplat.db.tenancy import bind_company
 from finplat.db.unit_of_work import unit_of_work
-from finplat.errors import ApiError, Conflict, ServiceUnavailable
+from finplat.errors import ApiError, Conflict
 from finplat.kyc.approval import require_base_approval
 from finplat.providers.calls import call_provider
 from finplat.providers.cardissuing.base import Cardholder, HolderAccount
 from finplat.providers.names import BankProvider
-from finplat.providers.registry import Providers
+from finplat.providers.registry import Providers, configured
 from finplat.provisioning import service, statuses
 from finplat.provisioning.holders import cardholder
 from finplat.provisioning.models import ProviderAccount
@@ -118,27 +119,23 @@ async def _open(
     provider: BankProvider,
     holder: Cardholder,
 ) -> HolderAccount:
+    open_account: Callable[..., Awaitable[HolderAccount]]
     if provider is BankProvider.CARDPROV:
-        issuer = providers.cardprov
-        if issuer is None:
-            raise ServiceUnavailable("No card provider is configured.")
-        return await call_provider(
-            session,
-            providers.policy,
-            provider=provider.value,
-            operation="create_account",
-            call=lambda: issuer.create_account(company_id=company_id, holder=holder),
-            idempotent=True,
-        )
-    switch = providers.switchprov
-    if switch is None:
-        raise ServiceUnavailable("No switch provider is configured.")
+        operation = "create_account"
+        open_account = configured(
+            providers.cardprov, "No card provider is configured."
+        ).create_account
+    else:
+        operation = "create_link"
+        open_account = configured(
+            providers.switchprov, "No switch provider is configured."
+        ).create_link
     return await call_provider(
         session,
         providers.policy,
         provider=provider.value,
-        operation="create_link",
-        call=lambda: switch.create_link(company_id=company_id, holder=holder),
+        operation=operation,
+        call=lambda: open_account(company_id=company_id, holder=holder),
         idempotent=True,
     )
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from finplat.errors import ServiceUnavailable
 from finplat.kyc.repository import KycSubmissionRepository
+from finplat.kyc.service import NO_IDENTITY_PROVIDER
 from finplat.providers.calls import call_provider
 from finplat.providers.cardissuing.base import Cardholder
 from finplat.providers.names import BankProvider, ExternalProvider
-from finplat.providers.registry import Providers
+from finplat.providers.registry import Providers, configured
 from finplat.users.models import User
 
 
@@ -25,9 +25,7 @@ async def cardholder(
     submission = await KycSubmissionRepository(session, user.company_id).for_user(user.id)
     ssn = None
     if submission is not None:
-        identity = providers.identity
-        if identity is None:
-            raise ServiceUnavailable("No identity verification provider is configured.")
+        identity = configured(providers.identity, NO_IDENTITY_PROVIDER)
         applicant_id = submission.applicant_id
         ssn = await call_provider(
             session,

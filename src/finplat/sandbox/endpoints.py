@@ -5,7 +5,7 @@ from typing import Annotated
 from fastapi import Query, Request
 
 from finplat.config import Settings
-from finplat.errors import ServiceUnavailable, ValidationFailed, error_responses
+from finplat.errors import ValidationFailed, error_responses
 from finplat.idempotency.http import IdempotencyKeyHeader, claim_request
 from finplat.kit.money import UnknownCurrency, normalize_currency
 from finplat.kit.schemas import UserIdPath
@@ -14,7 +14,7 @@ from finplat.ledger.schemas import BalanceResponse
 from finplat.providers import faults
 from finplat.providers.names import ExternalProvider
 from finplat.providers.operations import ProviderOperation
-from finplat.providers.registry import Providers
+from finplat.providers.registry import Providers, configured
 from finplat.provisioning.status_report import detailed_status, provider_statuses
 from finplat.routing import CurrentPrincipal, DbSession, api_router
 from finplat.sandbox import funding
@@ -47,9 +47,7 @@ async def fund_company(
         raise ValidationFailed(validation_errors={"Currency": [str(exc)]}) from None
     money = funding.funding_amount(body.Amount, currency)
     providers: Providers = request.app.state.providers
-    rail = providers.funding
-    if rail is None:
-        raise ServiceUnavailable("No funding provider is configured.")
+    rail = configured(providers.funding, "No funding provider is configured.")
     claim = await claim_request(request, session, principal, idempotency_key)
     result = await funding.fund_company(
         session,

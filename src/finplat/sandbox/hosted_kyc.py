@@ -28,12 +28,12 @@ from pydantic import Field, ValidationError
 
 from finplat.kit.schemas import RequestModel
 from finplat.kyc.statuses import Outcome
-from finplat.providers.identity.base import RejectType, ReviewAnswer
 from finplat.providers.identity.sandbox import (
     HOSTED_PAGE_PATH,
     InvalidAccessToken,
     SandboxIdentityVerification,
 )
+from finplat.sandbox.kyc import REVIEW_OF_OUTCOME
 
 SCRIPT_PATH = f"{HOSTED_PAGE_PATH}.js"
 FORM_MEDIA_TYPE = "application/x-www-form-urlencoded"
@@ -50,11 +50,6 @@ OUTCOMES = {
     Outcome.APPROVED: "Approve",
     Outcome.REJECTED: "Reject",
     Outcome.RESUBMISSION: "Ask the applicant to resubmit",
-}
-_REVIEW = {
-    Outcome.APPROVED: (ReviewAnswer.GREEN, RejectType.FINAL),
-    Outcome.REJECTED: (ReviewAnswer.RED, RejectType.FINAL),
-    Outcome.RESUBMISSION: (ReviewAnswer.RED, RejectType.RETRY),
 }
 FIELD_LABELS = {
     "Token": "Verification link",
@@ -399,7 +394,7 @@ async def submit_hosted_verification(request: Request) -> HTMLResponse:
     identity = request.app.state.providers.identity
     if not isinstance(identity, SandboxIdentityVerification):
         return _respond(UNAVAILABLE_PAGE, 503)
-    answer, reject_type = _REVIEW[Outcome(form.Outcome)]
+    answer, reject_type = REVIEW_OF_OUTCOME[Outcome(form.Outcome)]
     try:
         await identity.submit_hosted(
             token=form.Token,

@@ -11,16 +11,17 @@ from finplat.errors import Conflict, ServiceUnavailable, ValidationFailed
 from finplat.kyc import service as kyc
 from finplat.kyc.statuses import Outcome
 from finplat.providers import sandbox_delivery
+from finplat.providers.cardissuing.base import AccountReviewSimulation
 from finplat.providers.identity.base import IdentityReviewSimulation, RejectType, ReviewAnswer
 from finplat.providers.names import BankProvider
 from finplat.providers.registry import Providers
-from finplat.providers.sandbox_accounts import SandboxHolderAccounts
 from finplat.provisioning import card_accounts
 from finplat.provisioning import service as provider_accounts
 from finplat.provisioning.holders import reference
 from finplat.users import service as users
 
-_REVIEW = {
+# What the provider's reviewers answer for each sandbox outcome (also the hosted page's).
+REVIEW_OF_OUTCOME = {
     Outcome.APPROVED: (ReviewAnswer.GREEN, RejectType.FINAL),
     Outcome.REJECTED: (ReviewAnswer.RED, RejectType.FINAL),
     Outcome.RESUBMISSION: (ReviewAnswer.RED, RejectType.RETRY),
@@ -64,7 +65,7 @@ async def _review_identity(
     simulation = providers.identity
     if not isinstance(simulation, IdentityReviewSimulation):
         raise ServiceUnavailable("The identity provider is not a sandbox.")
-    answer, reject_type = _REVIEW[outcome]
+    answer, reject_type = REVIEW_OF_OUTCOME[outcome]
     await session.commit()
     await simulation.review(
         company_id=company_id,
@@ -105,11 +106,10 @@ async def _review_account(
     if account is None or account.provider_account_id is None:
         raise NoProviderAccount()
     adapter = providers.cardprov if provider is BankProvider.CARDPROV else providers.switchprov
-    accounts = getattr(adapter, "accounts", None)
-    if not isinstance(accounts, SandboxHolderAccounts):
+    if not isinstance(adapter, AccountReviewSimulation):
         raise ServiceUnavailable(f"The {provider.value} provider is not a sandbox.")
     await session.commit()
-    await accounts.review(
+    await adapter.review_account(
         company_id=company_id,
         reference=reference(user, provider),
         approved=outcome is Outcome.APPROVED,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 ACCOUNT_REVIEWED = "account.reviewed"
 
@@ -40,6 +40,7 @@ class CardIssuer(Protocol):
         ...
 
 
+@runtime_checkable
 class AccountReviewSimulation(Protocol):
     """Sandbox only: decide an account the provider left pending."""
 

@@ -17,7 +17,6 @@ class SandboxCardIssuer:
 
     def __init__(self, factory: async_sessionmaker[AsyncSession], *, latency_ms: int = 0) -> None:
         self.accounts = SandboxHolderAccounts(factory, provider=self.name, latency_ms=latency_ms)
-        self.sim = self.accounts.sim
 
     async def create_account(self, *, company_id: int, holder: Cardholder) -> HolderAccount:
         return await self.accounts.open("create_account", company_id=company_id, holder=holder)

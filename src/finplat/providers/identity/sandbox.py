@@ -235,10 +235,6 @@ class SandboxIdentityVerification:
             redeemed.document_type = document_type
             await self._complete(session, redeemed, answer, reject_type)
 
-    async def hosted_token_is_valid(self, token: str) -> bool:
-        async with unit_of_work(self.factory) as session:
-            return await self._live_token(session, token, TokenKind.HOSTED.value) is not None
-
     async def _complete(
         self,
         session: AsyncSession,

@@ -7,8 +7,6 @@ from typing import Protocol
 
 from finplat.providers.cardissuing.base import Cardholder, HolderAccount
 
-PROGRAMME_REVIEWED = "account.reviewed"
-
 
 class SwitchProvider(Protocol):
     name: str

@@ -16,7 +16,6 @@ class SandboxSwitchProvider:
 
     def __init__(self, factory: async_sessionmaker[AsyncSession], *, latency_ms: int = 0) -> None:
         self.accounts = SandboxHolderAccounts(factory, provider=self.name, latency_ms=latency_ms)
-        self.sim = self.accounts.sim
 
     async def create_link(self, *, company_id: int, holder: Cardholder) -> HolderAccount:
         return await self.accounts.open("create_link", company_id=company_id, holder=holder)
