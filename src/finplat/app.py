@@ -15,6 +15,12 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
 from finplat import __version__, callback_handlers, health
+from finplat.banking.endpoints import router as banking_router
+from finplat.banking.fx.endpoints import router as fx_router
+from finplat.banking.payees.endpoints import router as payees_router
+from finplat.banking.payouts.endpoints import router as payouts_router
+from finplat.banking.payouts.sandbox_endpoints import router as sandbox_payouts_router
+from finplat.banking.transfers.endpoints import router as transfers_router
 from finplat.bankprov_onboarding.endpoints import router as bankprov_onboarding_router
 from finplat.body_limit import BodySizeLimitMiddleware
 from finplat.business.endpoints import router as business_router
@@ -42,9 +48,11 @@ from finplat.providers.registry import build_providers
 from finplat.provisioning.endpoints import router as provisioning_router
 from finplat.rate_limit import ApiKeyRateLimiter
 from finplat.routing import served_routes
+from finplat.sandbox.banking_endpoints import router as sandbox_banking_router
 from finplat.sandbox.endpoints import router as sandbox_router
 from finplat.sandbox.hosted_kyc import router as hosted_kyc_router
 from finplat.tiers.endpoints import router as tiers_router
+from finplat.transactions.endpoints import router as transactions_router
 from finplat.users.endpoints import router as users_router
 
 API_DESCRIPTION = """\
@@ -103,10 +111,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(provider_callbacks_router)
     app.include_router(bankprov_onboarding_router)
     app.include_router(business_router)
+    app.include_router(banking_router)
+    app.include_router(payees_router)
+    app.include_router(fx_router)
+    app.include_router(payouts_router)
+    app.include_router(transfers_router)
+    app.include_router(transactions_router)
     callback_handlers.load()
     if settings.sandbox:
         app.include_router(sandbox_router)
         app.include_router(hosted_kyc_router)
+        app.include_router(sandbox_banking_router)
+        app.include_router(sandbox_payouts_router)
 
     _install_error_handlers(app)
     # Added last = outermost: the request id and access log wrap everything, the body limit

@@ -8,6 +8,8 @@ HANDLER_MODULES = (
     "finplat.kyc.callbacks",
     "finplat.bankprov_onboarding.callbacks",
     "finplat.business.callbacks",
+    "finplat.banking.incoming",
+    "finplat.banking.payouts.callbacks",
 )
 
 

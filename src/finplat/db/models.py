@@ -1,6 +1,11 @@
 """Imports every model so that `metadata` describes the whole schema (Alembic, tests)."""
 
 from finplat.auth.models import ApiKey
+from finplat.banking import models as banking_models
+from finplat.banking.fx import models as fx_models
+from finplat.banking.payees import models as payees_models
+from finplat.banking.payouts import models as payouts_models
+from finplat.banking.transfers import models as transfers_models
 from finplat.bankprov_onboarding.models import BankprovApplication, BankprovDocument
 from finplat.business.models import AssociatedPerson, BusinessApplication, BusinessDocument
 from finplat.companies.models import Company
@@ -9,6 +14,11 @@ from finplat.events.models import Event, WebhookAttempt, WebhookDelivery
 from finplat.idempotency.models import IdempotencyKey
 from finplat.kyc.models import KycSubmission
 from finplat.ledger.models import LedgerAccount, LedgerBalance, LedgerEntry, LedgerTransfer
+from finplat.providers.banking import fx_models as sandbox_fx_models
+from finplat.providers.banking import models as sandbox_banking_models
+from finplat.providers.banking import payees_models as sandbox_payees_models
+from finplat.providers.banking import payments_models as sandbox_payments_models
+from finplat.providers.banking import transfers_models as sandbox_transfers_models
 from finplat.providers.banking_onboarding.models import (
     SandboxBankprovAccount,
     SandboxBankprovDocument,
@@ -27,11 +37,28 @@ from finplat.providers.identity.models import SandboxAccessToken, SandboxApplica
 from finplat.providers.sandbox_accounts import SandboxHolderAccount
 from finplat.provisioning.models import ProviderAccount
 from finplat.tiers.models import CardProduct, Tier
+from finplat.transactions import models as transactions_models
 from finplat.users.models import User
 
 metadata = Base.metadata
 
+# Whole modules, so each part of banking adds its tables without touching this file.
+BANKING_MODEL_MODULES = (
+    banking_models,
+    fx_models,
+    payees_models,
+    payouts_models,
+    transfers_models,
+    sandbox_banking_models,
+    sandbox_fx_models,
+    sandbox_payees_models,
+    sandbox_payments_models,
+    sandbox_transfers_models,
+    transactions_models,
+)
+
 __all__ = [
+    "BANKING_MODEL_MODULES",
     "ApiKey",
     "AssociatedPerson",
     "BankprovApplication",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import Path
+from fastapi import Path, Query
 from pydantic import BaseModel, ConfigDict, model_validator
 
 # Identifiers stay within 2^53 - 1 so every client, JavaScript included, holds them exactly;
@@ -42,3 +42,4 @@ class ResponseModel(BaseModel):
 
 UserIdPath = Annotated[int, Path(ge=1, le=MAX_ID, description="The user's `Id`.")]
 TierIdPath = Annotated[int, Path(ge=1, le=MAX_ID, description="The tier's `Id`.")]
+UserIdQuery = Annotated[int, Query(ge=1, le=MAX_ID, description="The target user's `Id`.")]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from finplat.providers.banking import sandbox as banking
 from finplat.providers.banking_onboarding import sandbox as banking_onboarding
 from finplat.providers.business_onboarding import sandbox as business_onboarding
 from finplat.providers.cardissuing import sandbox as cardissuing
@@ -16,9 +17,11 @@ from finplat.providers.switching import sandbox as switching
 OPERATIONS: dict[ExternalProvider, tuple[str, ...]] = {
     ExternalProvider.CARDPROV: cardissuing.OPERATIONS,
     ExternalProvider.SWITCHPROV: switching.OPERATIONS,
-    # Both bankprov capabilities share the provider's name space (`decide` is in both).
+    # The bankprov capabilities share the provider's name space (`decide` is in two).
     ExternalProvider.BANKPROV: tuple(
-        dict.fromkeys(banking_onboarding.OPERATIONS + business_onboarding.OPERATIONS)
+        dict.fromkeys(
+            banking_onboarding.OPERATIONS + business_onboarding.OPERATIONS + banking.OPERATIONS
+        )
     ),
     ExternalProvider.IDENTITY: identity.OPERATIONS,
     ExternalProvider.CRYPTO: crypto.OPERATIONS,

@@ -13,6 +13,8 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from finplat.config import Settings
 from finplat.errors import ServiceUnavailable
+from finplat.providers.banking.base import BankingProvider
+from finplat.providers.banking.sandbox import SandboxBanking
 from finplat.providers.banking_onboarding.base import BankingOnboarding
 from finplat.providers.banking_onboarding.sandbox import SandboxBankingOnboarding
 from finplat.providers.business_onboarding.base import BusinessOnboarding
@@ -49,6 +51,7 @@ class Providers:
     crypto: CryptoRail | None = None
     banking_onboarding: BankingOnboarding | None = None
     business_onboarding: BusinessOnboarding | None = None
+    banking: BankingProvider | None = None
 
 
 def build_providers(settings: Settings, factory: async_sessionmaker[AsyncSession]) -> Providers:
@@ -65,4 +68,5 @@ def build_providers(settings: Settings, factory: async_sessionmaker[AsyncSession
         crypto=SandboxCryptoRail(factory, latency_ms=latency),
         banking_onboarding=SandboxBankingOnboarding(factory, latency_ms=latency),
         business_onboarding=SandboxBusinessOnboarding(factory, latency_ms=latency),
+        banking=SandboxBanking(factory, latency_ms=latency),  # type: ignore[arg-type]
     )

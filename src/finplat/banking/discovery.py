@@ -1,0 +1,161 @@
+"""Discovery: what a user holds, where (spec, Endpoints: accounts, balance aggregated across
+providers, budgets, banking details, assets). Every returned resource names its `Provider`.
+
+Balances are the ledger's: what the platform has settled with the provider (`Posted`), what is
+reserved for operations the provider is still deciding (`PendingDebits`), what is announced
+but not yet spendable (`PendingCredits`), and `Available` = posted - pending debits.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from finplat.banking import accounts, budgets
+from finplat.banking.models import BankingBalance, BankingBudget
+from finplat.banking.repository import BalanceRepository, BudgetRepository
+from finplat.ledger import repository as ledger_repository
+from finplat.ledger.service import Balance
+from finplat.providers.banking.base import BankingDetails
+from finplat.providers.calls import call_provider
+from finplat.providers.names import BankProvider
+from finplat.providers.registry import Providers, configured
+from finplat.provisioning import service as provisioning
+from finplat.provisioning.models import ProviderAccount
+from finplat.users import service as users
+
+NO_BANKING = "No banking provider is configured."
+
+
+@dataclass(frozen=True)
+class BalanceView:
+    balance: BankingBalance
+    provider: BankProvider
+    totals: Balance
+
+
+@dataclass(frozen=True)
+class BudgetView:
+    budget: BankingBudget
+    balances: list[BalanceView]
+
+
+@dataclass(frozen=True)
+class CurrencyTotal:
+    currency: str
+    posted: int
+    pending_debits: int
+    pending_credits: int
+    by_provider: dict[BankProvider, int]  # available per provider
+
+    @property
+    def available(self) -> int:
+        return self.posted - self.pending_debits
+
+
+async def provider_accounts(
+    session: AsyncSession, *, company_id: int, user_id: int
+) -> list[ProviderAccount]:
+    """The user's opened provider accounts (those with a provider account id)."""
+    await users.get_user(session, company_id=company_id, user_id=user_id)
+    rows = await provisioning.accounts_of(session, company_id=company_id, user_id=user_id)
+    return [row for row in rows if row.provider_account_id is not None]
+
+
+async def balance_views(session: AsyncSession, rows: Sequence[BankingBalance]) -> list[BalanceView]:
+    totals = await ledger_repository.balance_totals_many(
+        session, account_ids=[row.ledger_account_id for row in rows]
+    )
+    return [
+        BalanceView(
+            row,
+            BankProvider.BANKPROV,
+            Balance(
+                row.ledger_account_id, row.currency, *totals.get(row.ledger_account_id, (0, 0, 0))
+            ),
+        )
+        for row in rows
+    ]
+
+
+async def budget_views(
+    session: AsyncSession, providers: Providers, *, company_id: int, user_id: int
+) -> list[BudgetView]:
+    """The user's budgets with their balances, after learning new ones from the provider."""
+    account = await accounts.banking_account(session, company_id=company_id, user_id=user_id)
+    banking = configured(providers.banking, NO_BANKING)
+    await budgets.sync(session, banking, providers.policy, company_id=company_id, account=account)
+    found = await BudgetRepository(session, company_id).of_user(user_id)
+    views = await balance_views(
+        session, await BalanceRepository(session, company_id).of_budgets([b.id for b in found])
+    )
+    by_budget: dict[str, list[BalanceView]] = defaultdict(list)
+    for view in views:
+        by_budget[view.balance.budget_id].append(view)
+    return [BudgetView(b, by_budget[b.id]) for b in found]
+
+
+async def user_balance_views(
+    session: AsyncSession, *, company_id: int, user_id: int
+) -> list[BalanceView]:
+    """Every balance the user holds, at every provider (the banking provider's budgets
+    today; card balances join this list with the cards)."""
+    await users.get_user(session, company_id=company_id, user_id=user_id)
+    return await balance_views(
+        session, await BalanceRepository(session, company_id).of_user(user_id)
+    )
+
+
+def totals_by_currency(views: Sequence[BalanceView]) -> list[CurrencyTotal]:
+    sums: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+    per_provider: dict[str, dict[BankProvider, int]] = defaultdict(lambda: defaultdict(int))
+    for view in views:
+        t = view.totals
+        acc = sums[t.currency]
+        acc[0] += t.posted
+        acc[1] += t.pending_debits
+        acc[2] += t.pending_credits
+        per_provider[t.currency][view.provider] += t.available
+    return [
+        CurrencyTotal(
+            currency,
+            posted=sums[currency][0],
+            pending_debits=sums[currency][1],
+            pending_credits=sums[currency][2],
+            by_provider=dict(per_provider[currency]),
+        )
+        for currency in sorted(sums)
+    ]
+
+
+async def balance_detail(
+    session: AsyncSession, *, company_id: int, user_id: int, balance_id: str
+) -> BalanceView:
+    row = await accounts.user_balance(
+        session, company_id=company_id, user_id=user_id, balance_id=balance_id
+    )
+    return (await balance_views(session, [row]))[0]
+
+
+async def banking_details(
+    session: AsyncSession, providers: Providers, *, company_id: int, user_id: int
+) -> BankingDetails:
+    account = await accounts.banking_account(session, company_id=company_id, user_id=user_id)
+    user = await users.get_user(session, company_id=company_id, user_id=user_id)
+    banking = configured(providers.banking, NO_BANKING)
+    assert account.provider_account_id is not None
+    account_id = account.provider_account_id
+    holder = f"{user.first_name} {user.last_name}"
+    return await call_provider(
+        session,
+        providers.policy,
+        provider=BankProvider.BANKPROV.value,
+        operation="banking_details",
+        call=lambda: banking.banking_details(
+            company_id=company_id, account_id=account_id, holder_name=holder
+        ),
+        idempotent=True,
+    )

@@ -1,0 +1,3 @@
+"""(to be written)"""
+
+from __future__ import annotations

@@ -1,0 +1,3 @@
+"""(tables to be written)"""
+
+from __future__ import annotations

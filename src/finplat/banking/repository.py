@@ -1,0 +1,124 @@
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from finplat.banking.models import BankingBalance, BankingBudget
+from finplat.db.dialect import insert_ignoring_conflicts
+from finplat.db.repository import CompanyRepository
+from finplat.kit.clock import utcnow
+
+
+class BudgetRepository(CompanyRepository[BankingBudget]):
+    model = BankingBudget
+
+    async def find(self, budget_id: str) -> BankingBudget | None:
+        stmt = self.scoped().where(BankingBudget.id == budget_id)
+        return (await self.session.execute(stmt)).scalar_one_or_none()
+
+    async def by_provider_budget(
+        self, provider: str, provider_budget_id: str
+    ) -> BankingBudget | None:
+        stmt = self.scoped().where(
+            BankingBudget.provider == provider,
+            BankingBudget.provider_budget_id == provider_budget_id,
+        )
+        return (await self.session.execute(stmt)).scalar_one_or_none()
+
+    async def of_user(self, user_id: int) -> Sequence[BankingBudget]:
+        stmt = (
+            self.scoped()
+            .where(BankingBudget.user_id == user_id)
+            .order_by(BankingBudget.created_at, BankingBudget.id)
+        )
+        return (await self.session.execute(stmt)).scalars().all()
+
+    async def insert_if_absent(
+        self,
+        *,
+        budget_id: str,
+        user_id: int,
+        provider: str,
+        account_id: str,
+        provider_budget_id: str,
+        name: str,
+        is_default: bool,
+    ) -> None:
+        now = utcnow()
+        await self.session.execute(
+            insert_ignoring_conflicts(self.session, BankingBudget).values(
+                id=budget_id,
+                company_id=self.company_id,
+                user_id=user_id,
+                provider=provider,
+                account_id=account_id,
+                provider_budget_id=provider_budget_id,
+                name=name,
+                is_default=is_default,
+                created_at=now,
+                updated_at=now,
+            )
+        )
+
+
+class BalanceRepository(CompanyRepository[BankingBalance]):
+    model = BankingBalance
+
+    async def find(self, balance_id: str) -> BankingBalance | None:
+        stmt = self.scoped().where(BankingBalance.id == balance_id)
+        return (await self.session.execute(stmt)).scalar_one_or_none()
+
+    async def of_budget(self, budget_id: str, currency: str) -> BankingBalance | None:
+        stmt = self.scoped().where(
+            BankingBalance.budget_id == budget_id, BankingBalance.currency == currency
+        )
+        return (await self.session.execute(stmt)).scalar_one_or_none()
+
+    async def of_budgets(self, budget_ids: Sequence[str]) -> Sequence[BankingBalance]:
+        stmt = (
+            self.scoped()
+            .where(BankingBalance.budget_id.in_(list(budget_ids)))
+            .order_by(BankingBalance.budget_id, BankingBalance.currency)
+        )
+        return (await self.session.execute(stmt)).scalars().all()
+
+    async def of_user(self, user_id: int) -> Sequence[BankingBalance]:
+        stmt = (
+            self.scoped()
+            .where(BankingBalance.user_id == user_id)
+            .order_by(BankingBalance.budget_id, BankingBalance.currency)
+        )
+        return (await self.session.execute(stmt)).scalars().all()
+
+    async def every(self) -> Sequence[BankingBalance]:
+        stmt = self.scoped().order_by(BankingBalance.budget_id, BankingBalance.currency)
+        return (await self.session.execute(stmt)).scalars().all()
+
+    async def insert_if_absent(
+        self,
+        *,
+        balance_id: str,
+        user_id: int,
+        budget_id: str,
+        currency: str,
+        ledger_account_id: int,
+    ) -> None:
+        now = utcnow()
+        await self.session.execute(
+            insert_ignoring_conflicts(self.session, BankingBalance).values(
+                id=balance_id,
+                company_id=self.company_id,
+                user_id=user_id,
+                budget_id=budget_id,
+                currency=currency,
+                ledger_account_id=ledger_account_id,
+                created_at=now,
+                updated_at=now,
+            )
+        )
+
+
+async def budgets_of_company(session: AsyncSession, company_id: int) -> Sequence[BankingBudget]:
+    repo = BudgetRepository(session, company_id)
+    return (await session.execute(repo.scoped().order_by(BankingBudget.id))).scalars().all()

@@ -1,0 +1,213 @@
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from finplat.banking.discovery import BalanceView, BudgetView, CurrencyTotal
+from finplat.kit.fields import SafeText
+from finplat.kit.money import STABLECOINS, DecimalAmount, from_minor
+from finplat.kit.schemas import RequestModel, ResponseModel
+from finplat.ledger.schemas import BalanceResponse
+from finplat.providers.banking.base import BUDGET_CURRENCIES, BankingDetails
+from finplat.providers.names import BankProvider, ProviderType, provider_type
+from finplat.provisioning.models import ProviderAccount
+
+BudgetCurrency = StrEnum(  # type: ignore[misc]
+    "BudgetCurrency", {code: code for code in BUDGET_CURRENCIES}
+)
+"""A currency a budget can hold."""
+
+AccountIdField = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=64,
+        description="The `AccountId` the service returned (banking accounts listing).",
+    ),
+]
+BudgetIdField = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=32,
+        description="The `BudgetId` the service returned (budgets listing).",
+    ),
+]
+
+
+class BankingAccountResponse(ResponseModel):
+    AccountId: str = Field(description="Pass it back exactly where an `AccountId` is asked for.")
+    UserId: int
+    Provider: BankProvider
+    ProviderType: ProviderType
+    Status: str = Field(description="The provider's approval state of the account.")
+    CreatedAt: datetime
+
+    @classmethod
+    def of(cls, account: ProviderAccount) -> BankingAccountResponse:
+        provider = BankProvider(account.provider)
+        assert account.provider_account_id is not None
+        return cls(
+            AccountId=account.provider_account_id,
+            UserId=account.user_id,
+            Provider=provider,
+            ProviderType=provider_type(provider),
+            Status=account.status,
+            CreatedAt=account.created_at,
+        )
+
+
+class BankingAccountsResponse(ResponseModel):
+    Accounts: list[BankingAccountResponse]
+
+
+class BudgetBalanceResponse(BalanceResponse):
+    BalanceId: str = Field(description="Pass it back exactly where a `BalanceId` is asked for.")
+    BudgetId: str
+    Provider: BankProvider
+
+    @classmethod
+    def of_view(cls, view: BalanceView) -> BudgetBalanceResponse:
+        base = BalanceResponse.of(view.totals)
+        return cls(
+            **base.model_dump(),
+            BalanceId=view.balance.id,
+            BudgetId=view.balance.budget_id,
+            Provider=view.provider,
+        )
+
+
+class BudgetResponse(ResponseModel):
+    BudgetId: str = Field(description="Pass it back exactly where a `BudgetId` is asked for.")
+    AccountId: str
+    UserId: int
+    Name: str
+    IsDefault: bool
+    Provider: BankProvider
+    Balances: list[BudgetBalanceResponse]
+    CreatedAt: datetime
+
+    @classmethod
+    def of(cls, view: BudgetView) -> BudgetResponse:
+        b = view.budget
+        return cls(
+            BudgetId=b.id,
+            AccountId=b.account_id,
+            UserId=b.user_id,
+            Name=b.name,
+            IsDefault=b.is_default,
+            Provider=BankProvider(b.provider),
+            Balances=[BudgetBalanceResponse.of_view(v) for v in view.balances],
+            CreatedAt=b.created_at,
+        )
+
+
+class BudgetsResponse(ResponseModel):
+    Budgets: list[BudgetResponse]
+
+
+class BudgetCreate(RequestModel):
+    AccountId: AccountIdField
+    Name: Annotated[SafeText, Field(max_length=100)]
+    Currencies: list[Annotated[BudgetCurrency, Field(strict=False)]] | None = Field(
+        default=None,
+        min_length=1,
+        max_length=len(BUDGET_CURRENCIES),
+        description="The currencies the budget holds (default: all of EUR, GBP, USD, USDC, "
+        "USDT). Repeats count once.",
+    )
+
+
+class ProviderAvailable(ResponseModel):
+    Provider: BankProvider
+    Available: DecimalAmount
+
+
+class CurrencyBalanceResponse(ResponseModel):
+    Currency: str
+    Posted: DecimalAmount
+    PendingDebits: DecimalAmount
+    PendingCredits: DecimalAmount
+    Available: DecimalAmount
+    Providers: list[ProviderAvailable] = Field(description="Available funds per provider.")
+
+    @classmethod
+    def of(cls, total: CurrencyTotal) -> CurrencyBalanceResponse:
+        c = total.currency
+        return cls(
+            Currency=c,
+            Posted=from_minor(total.posted, c),
+            PendingDebits=from_minor(total.pending_debits, c),
+            PendingCredits=from_minor(total.pending_credits, c),
+            Available=from_minor(total.available, c),
+            Providers=[
+                ProviderAvailable(Provider=p, Available=from_minor(a, c))
+                for p, a in sorted(total.by_provider.items())
+            ],
+        )
+
+
+class AggregatedBalanceResponse(ResponseModel):
+    UserId: int
+    Balances: list[CurrencyBalanceResponse] = Field(
+        description="One entry per currency, summed across providers and budgets."
+    )
+
+
+class BankingInfoResponse(ResponseModel):
+    AccountId: str
+    Provider: BankProvider
+    AccountHolderName: str
+    Iban: str
+    Bic: str
+    BankName: str
+    BankAddress: str
+    AccountNumber: str
+    SortCode: str
+    Currencies: list[str] = Field(description="Currencies the account's budgets can hold.")
+
+    @classmethod
+    def of(cls, details: BankingDetails) -> BankingInfoResponse:
+        return cls(
+            AccountId=details.account_id,
+            Provider=BankProvider.BANKPROV,
+            AccountHolderName=details.account_holder_name,
+            Iban=details.iban,
+            Bic=details.bic,
+            BankName=details.bank_name,
+            BankAddress=details.bank_address,
+            AccountNumber=details.account_number,
+            SortCode=details.sort_code,
+            Currencies=list(BUDGET_CURRENCIES),
+        )
+
+
+class AssetResponse(ResponseModel):
+    Currency: str
+    Type: Literal["FIAT", "CRYPTO"]
+    Provider: BankProvider
+    BalanceId: str
+    BudgetId: str
+    Total: DecimalAmount = Field(description="Posted funds, including reserved ones.")
+    Available: DecimalAmount
+
+    @classmethod
+    def of(cls, view: BalanceView) -> AssetResponse:
+        c = view.totals.currency
+        return cls(
+            Currency=c,
+            Type="CRYPTO" if c in STABLECOINS else "FIAT",
+            Provider=view.provider,
+            BalanceId=view.balance.id,
+            BudgetId=view.balance.budget_id,
+            Total=from_minor(view.totals.posted, c),
+            Available=from_minor(view.totals.available, c),
+        )
+
+
+class AssetsResponse(ResponseModel):
+    UserId: int
+    Assets: list[AssetResponse]

@@ -1,0 +1,3 @@
+"""(sandbox tables to be written)"""
+
+from __future__ import annotations

@@ -1,0 +1,11 @@
+"""Sandbox banking provider: fx (mixed into the composed provider in sandbox.py)."""
+
+from __future__ import annotations
+
+from finplat.providers.banking.sandbox_budgets import SandboxBankingCore
+
+OPERATIONS: tuple[str, ...] = ()
+
+
+class SandboxFx(SandboxBankingCore):
+    pass
