@@ -23,6 +23,8 @@ from pydantic import (
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import PydanticCustomError, core_schema
 
+from finplat.errors import ApiError, InvalidAmount
+
 # ISO 4217 currencies whose minor unit is not 2, plus the stablecoins the spec names.
 _ZERO_DECIMAL = "BIF CLP DJF GNF ISK JPY KMF KRW PYG RWF UGX UYI VND VUV XAF XOF XPF"
 _THREE_DECIMAL = "BHD IQD JOD KWD LYD OMR TND"
@@ -152,6 +154,21 @@ class Money:
 
     def __neg__(self) -> Money:
         return Money(-self.minor, self.currency)
+
+
+def requested_amount(
+    amount: Decimal,
+    currency: str,
+    *,
+    field: str = "Amount",
+    error: type[ApiError] = InvalidAmount,
+) -> Money:
+    """`Money.of` for an amount a caller sent: more decimals than the currency allows is a
+    400 (`INVALID_AMOUNT` unless the rule names another code) on `field`, never rounded."""
+    try:
+        return Money.of(amount, currency)
+    except ExcessPrecision as exc:
+        raise error(str(exc), validation_errors={field: [str(exc)]}) from None
 
 
 def percentage_of(minor: int, percent: Decimal) -> int:

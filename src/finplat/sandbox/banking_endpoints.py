@@ -11,14 +11,13 @@ from pydantic import ConfigDict, Field
 
 from finplat.banking.schemas import BudgetCurrency
 from finplat.config import Settings
-from finplat.errors import InvalidAmount, ValidationFailed, error_responses
+from finplat.errors import ValidationFailed, error_responses
 from finplat.kit.fields import SafeText
 from finplat.kit.money import (
     AmountRange,
     DecimalAmount,
-    ExcessPrecision,
-    Money,
     precision_by_currency,
+    requested_amount,
 )
 from finplat.kit.schemas import RequestModel, UserIdQuery
 from finplat.routing import CurrentPrincipal, DbSession, api_router
@@ -83,10 +82,7 @@ async def credit_budget(
         raise ValidationFailed(
             validation_errors={"Currency": [f"{scheme} does not carry {currency}."]},
         )
-    try:
-        money = Money.of(body.Amount, currency)
-    except ExcessPrecision as exc:
-        raise InvalidAmount(str(exc), validation_errors={"Amount": [str(exc)]}) from None
+    money = requested_amount(body.Amount, currency)
     settings: Settings = request.app.state.settings
     transaction = await banking.credit_budget(
         session,

@@ -20,7 +20,7 @@ from finplat.events import service as events
 from finplat.idempotency import service as idempotency
 from finplat.idempotency.service import Claim
 from finplat.kit.clock import utcnow
-from finplat.kit.money import ExcessPrecision, Money
+from finplat.kit.money import Money, requested_amount
 from finplat.ledger import service as ledger
 from finplat.ledger.core import Leg
 from finplat.ledger.service import CompanyAccount
@@ -50,10 +50,7 @@ def funding_amount(amount: Decimal, currency: str) -> Money:
             f"The amount must be greater than 0 and at most {MAX_FUNDING}.",
             validation_errors={"Amount": [f"Must be > 0 and <= {MAX_FUNDING}."]},
         )
-    try:
-        return Money.of(amount, currency)
-    except ExcessPrecision as exc:
-        raise InvalidAmount(str(exc), validation_errors={"Amount": [str(exc)]}) from None
+    return requested_amount(amount, currency)
 
 
 async def fund_company(
