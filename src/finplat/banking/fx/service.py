@@ -1,0 +1,541 @@
+"""Quotes and FX trades between two currencies of one budget (spec, "FX trade execution").
+
+Quote: resolve the account (the named user's, or any of the company's), the budget (given,
+or the account's default) and its two currencies, then ask the provider. A transient
+provider failure is not an error: the answer says `IsAvailable` false with
+`QUOTE_TEMPORARILY_UNAVAILABLE` and `RetryAfterSeconds`, and the client asks again (the call
+is not retried here). A provider refusal stays an error.
+
+Trade (phases, each a recovery point of the request's Idempotency-Key):
+  started  -> claim the quote (OPEN -> EXECUTED, one conditional UPDATE), reserve the sell
+              amount (budget -> settlement, pending), record a PENDING `FX_TRADE` transaction
+              carrying the provider key: one commit
+  reserved -> the provider executes the quote with that key:
+              COMPLETED   -> post the reservation, credit settlement -> budget in the buy
+                             currency, transaction COMPLETED
+              PENDING, timeout, unavailable -> keep it all PENDING; the refresher settles it
+              refused     -> release the reservation, transaction FAILED, quote reopened,
+                             the refusal answered (400 for expired / executed / no funds)
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from datetime import timedelta
+from decimal import Decimal
+
+import structlog
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from finplat.banking import accounts, budgets
+from finplat.banking.accounts import BudgetNotFound, CurrencyNotInBudget
+from finplat.banking.discovery import NO_BANKING
+from finplat.banking.fx.models import BankingFxQuote, QuoteStatus
+from finplat.banking.fx.repository import QuoteRepository
+from finplat.banking.models import BankingBudget
+from finplat.banking.repository import BudgetRepository
+from finplat.errors import ApiError, Conflict, NotFound, ValidationFailed
+from finplat.events import service as events
+from finplat.idempotency import service as idempotency
+from finplat.idempotency.service import Claim
+from finplat.kit.clock import utcnow
+from finplat.kit.money import from_minor, requested_amount
+from finplat.ledger import service as ledger
+from finplat.ledger.core import Leg
+from finplat.ledger.service import CompanyAccount, TransferAlreadyResolved
+from finplat.providers.banking.base import BankingProvider
+from finplat.providers.banking.fx_port import FixedSide, ProviderTrade, TradeStatus
+from finplat.providers.calls import CallPolicy, call_provider
+from finplat.providers.errors import ProviderRejected, ProviderUnavailable
+from finplat.providers.names import BankProvider
+from finplat.providers.registry import Providers, configured
+from finplat.provisioning.models import ProviderAccount
+from finplat.transactions import service as transactions
+from finplat.transactions.kinds import TransactionStatus, TransactionType
+from finplat.transactions.models import Transaction
+from finplat.users import service as users
+
+log = structlog.get_logger("finplat.banking.fx")
+PROVIDER = BankProvider.BANKPROV.value
+RETRY_AFTER_SECONDS = 5
+LEDGER_CODE = "banking.fx_trade"
+RESERVED = "reserved"
+REJECTED = "rejected"
+# A trade the provider has no record of is given up once its quote has expired (an expired
+# quote can no longer be executed), with a margin for clocks and calls still in flight.
+LOST_TRADE_GRACE = timedelta(minutes=5)
+PROVIDER_QUOTE_EXPIRED = "PROVIDER_QUOTE_EXPIRED"
+PROVIDER_QUOTE_EXECUTED = "QUOTE_ALREADY_EXECUTED"
+
+
+class FxCurrencyNotInBudget(Conflict):
+    code = "CURRENCY_NOT_IN_BUDGET"
+    message = "The budget does not hold that currency."
+
+
+class QuoteNotFound(NotFound):
+    code = "QUOTE_NOT_FOUND"
+    message = "No quote with that QuoteId for this account."
+
+
+class QuoteExpired(ApiError):
+    status = 400
+    code = "QUOTE_EXPIRED"
+    message = "The quote has expired; ask for a new one."
+
+
+class QuoteAlreadyExecuted(ApiError):
+    status = 400
+    code = "QUOTE_ALREADY_EXECUTED"
+    message = "The quote was already executed; ask for a new one."
+
+
+@dataclass(frozen=True)
+class QuoteOutcome:
+    account_id: str
+    budget_id: str
+    quote: BankingFxQuote | None  # None: the provider could not quote right now
+
+
+@dataclass(frozen=True)
+class TradeOutcome:
+    transaction: Transaction
+    quote: BankingFxQuote
+
+
+def new_quote_id() -> str:
+    return f"qt_{secrets.token_hex(12)}"
+
+
+# ------------------------------------------------------------------------------------ quotes
+
+
+async def resolve_account(
+    session: AsyncSession, *, company_id: int, user_id: int | None, account_id: str
+) -> ProviderAccount:
+    """With a user: the user's account (404 otherwise); without: any of the company's."""
+    if user_id is not None:
+        return await accounts.user_account(
+            session, company_id=company_id, user_id=user_id, account_id=account_id
+        )
+    return await accounts.company_account(session, company_id=company_id, account_id=account_id)
+
+
+async def request_quote(
+    session: AsyncSession,
+    providers: Providers,
+    *,
+    company_id: int,
+    user_id: int | None,
+    account_id: str,
+    budget_id: str | None,
+    sell_currency: str,
+    buy_currency: str,
+    amount: Decimal,
+    fixed_side: FixedSide,
+) -> QuoteOutcome:
+    if sell_currency == buy_currency:  # the schema says so too
+        raise ValidationFailed(
+            validation_errors={"BuyCurrency": ["Must differ from SellCurrency."]}
+        )
+    fixed = requested_amount(
+        amount, sell_currency if fixed_side is FixedSide.SELL else buy_currency
+    )
+    account = await resolve_account(
+        session, company_id=company_id, user_id=user_id, account_id=account_id
+    )
+    banking = configured(providers.banking, NO_BANKING)
+    budget = await _quote_budget(
+        session,
+        banking,
+        providers.policy,
+        company_id=company_id,
+        account=account,
+        budget_id=budget_id,
+    )
+    for currency in (sell_currency, buy_currency):
+        try:
+            await accounts.budget_balance(
+                session, company_id=company_id, budget=budget, currency=currency
+            )
+        except CurrencyNotInBudget:
+            raise FxCurrencyNotInBudget(f"The budget does not hold {currency}.") from None
+    provider_budget_id = budget.provider_budget_id
+    try:
+        provided = await call_provider(
+            session,
+            providers.policy,
+            provider=PROVIDER,
+            operation="quote",
+            call=lambda: banking.quote(
+                company_id=company_id,
+                budget_id=provider_budget_id,
+                sell_currency=sell_currency,
+                buy_currency=buy_currency,
+                amount_minor=fixed.minor,
+                fixed_side=fixed_side,
+            ),
+            idempotent=False,  # nothing to deduplicate: the client simply asks again
+        )
+    except ProviderUnavailable:
+        log.info("fx_quote_unavailable", company_id=company_id)
+        return QuoteOutcome(budget.account_id, budget.id, None)
+    quote = await QuoteRepository(session, company_id).add(
+        BankingFxQuote(
+            id=new_quote_id(),
+            user_id=account.user_id,
+            account_id=budget.account_id,
+            budget_id=budget.id,
+            provider=PROVIDER,
+            provider_quote_id=provided.quote_id,
+            sell_currency=provided.sell_currency,
+            buy_currency=provided.buy_currency,
+            sell_amount_minor=provided.sell_amount_minor,
+            buy_amount_minor=provided.buy_amount_minor,
+            rate=str(provided.rate),
+            fixed_side=provided.fixed_side.value,
+            expires_at=provided.expires_at,
+            status=QuoteStatus.OPEN.value,
+        )
+    )
+    return QuoteOutcome(quote.account_id, budget.id, quote)
+
+
+async def _quote_budget(
+    session: AsyncSession,
+    banking: BankingProvider,
+    policy: CallPolicy,
+    *,
+    company_id: int,
+    account: ProviderAccount,
+    budget_id: str | None,
+) -> BankingBudget:
+    """The given budget, which must be in the account; or the account's default budget."""
+    if budget_id is not None:
+        budget = await accounts.user_budget(
+            session, company_id=company_id, user_id=account.user_id, budget_id=budget_id
+        )
+        if budget.account_id != account.provider_account_id:
+            raise BudgetNotFound("No budget with that BudgetId in this account.")
+        return budget
+    found = await _default_budget(session, company_id, account)
+    if found is None:  # not seen yet: learn the account's budgets from the provider
+        await budgets.sync(session, banking, policy, company_id=company_id, account=account)
+        found = await _default_budget(session, company_id, account)
+    if found is None:
+        raise BudgetNotFound("The account has no default budget.")
+    return found
+
+
+async def _default_budget(
+    session: AsyncSession, company_id: int, account: ProviderAccount
+) -> BankingBudget | None:
+    for budget in await BudgetRepository(session, company_id).of_user(account.user_id):
+        if budget.is_default and budget.account_id == account.provider_account_id:
+            return budget
+    return None
+
+
+# ------------------------------------------------------------------------------------ trades
+
+
+async def quote_for_trade(
+    session: AsyncSession,
+    *,
+    company_id: int,
+    user_id: int | None,
+    account_id: str | None,
+    quote_id: str,
+) -> BankingFxQuote:
+    """The quote to execute: it must be the account's (404 `QUOTE_NOT_FOUND` for an unknown
+    quote, another company's, or another account's). Without `account_id` the quote's own
+    account is used, which must be the named user's."""
+    quotes = QuoteRepository(session, company_id)
+    if account_id is not None:
+        account = await resolve_account(
+            session, company_id=company_id, user_id=user_id, account_id=account_id
+        )
+        quote = await quotes.find(quote_id)
+        if quote is None or quote.account_id != account.provider_account_id:
+            raise QuoteNotFound()
+        return quote
+    assert user_id is not None, "an account is required when no user is named"
+    quote = await quotes.find(quote_id)
+    if quote is None or quote.user_id != user_id:
+        await users.get_user(session, company_id=company_id, user_id=user_id)
+        raise QuoteNotFound()
+    await accounts.user_account(
+        session, company_id=company_id, user_id=user_id, account_id=quote.account_id
+    )
+    return quote
+
+
+async def execute(
+    session: AsyncSession,
+    providers: Providers,
+    *,
+    claim: Claim,
+    company_id: int,
+    quote: BankingFxQuote,
+) -> TradeOutcome:
+    banking = configured(providers.banking, NO_BANKING)
+    quotes = QuoteRepository(session, company_id)
+    if claim.recovery_point == idempotency.STARTED:
+        transaction = await _reserve(session, claim=claim, company_id=company_id, quote=quote)
+        await idempotency.checkpoint(session, claim, RESERVED, transaction_id=transaction.id)
+    else:
+        # Resuming: commit the key takeover so no lock is held across the provider call.
+        await idempotency.checkpoint(session, claim, claim.recovery_point)
+    if claim.recovery_point == REJECTED:
+        refusal = claim.state.get("refusal") or {}
+        raise ApiError(
+            refusal.get("message"), status=refusal.get("status"), code=refusal.get("code")
+        )
+    transaction = await transactions.get(
+        session, company_id=company_id, transaction_id=int(claim.state["transaction_id"])
+    )
+    provider_key = transaction.provider_key
+    assert provider_key is not None
+    provider_quote_id = quote.provider_quote_id
+    try:
+        trade = await call_provider(
+            None,  # the checkpoint above committed: no lock is held
+            providers.policy,
+            provider=PROVIDER,
+            operation="execute_trade",
+            call=lambda: banking.execute_trade(
+                company_id=company_id, quote_id=provider_quote_id, idempotency_key=provider_key
+            ),
+            idempotent=True,  # it carries the provider key
+        )
+    except ProviderRejected as exc:
+        await fail(session, company_id=company_id, transaction=transaction, reason=exc.message)
+        if exc.code != PROVIDER_QUOTE_EXECUTED:
+            await quotes.reopen(quote.id, transaction_id=transaction.id, now=utcnow())
+        refusal = _refusal(exc)
+        await idempotency.checkpoint(
+            session,
+            claim,
+            REJECTED,
+            refusal={"status": refusal.status, "code": refusal.code, "message": refusal.message},
+        )
+        raise refusal from None
+    except ProviderUnavailable:
+        # Uncertain: the provider may have traded. Everything stays PENDING for the refresher.
+        log.warning("fx_trade_outcome_unknown", transaction_id=transaction.id)
+    else:
+        await apply_trade(session, company_id=company_id, transaction=transaction, trade=trade)
+    return TradeOutcome(transaction, await _reloaded(quotes, quote.id))
+
+
+async def _reserve(
+    session: AsyncSession, *, claim: Claim, company_id: int, quote: BankingFxQuote
+) -> Transaction:
+    """Claim the quote, reserve the sell amount and record the PENDING transaction."""
+    quotes = QuoteRepository(session, company_id)
+    now = utcnow()
+    if not await quotes.claim(quote.id, now=now):
+        current = await _reloaded(quotes, quote.id)
+        if current.status == QuoteStatus.EXECUTED.value:
+            raise QuoteAlreadyExecuted()
+        raise QuoteExpired()
+    sell = quote.sell_currency
+    source = await budgets.ledger_account(
+        session, company_id=company_id, budget_id=quote.budget_id, currency=sell
+    )
+    settlement = await ledger.company_account(
+        session, company_id=company_id, kind=CompanyAccount.SETTLEMENT, currency=sell
+    )
+    # No expiry: the reservation lasts until the provider's answer settles it.
+    pending = await ledger.create_pending(
+        session,
+        company_id=company_id,
+        legs=[
+            Leg(source.id, -quote.sell_amount_minor),
+            Leg(settlement.id, quote.sell_amount_minor),
+        ],
+        code=LEDGER_CODE,
+        expires_at=None,
+        reference=quote.id,
+    )
+    transaction = await transactions.record(
+        session,
+        company_id=company_id,
+        user_id=quote.user_id,
+        type_=TransactionType.FX_TRADE,
+        status=TransactionStatus.PENDING,
+        provider=PROVIDER,
+        amount_minor=quote.sell_amount_minor,
+        currency=sell,
+        budget_id=quote.budget_id,
+        provider_key=claim.derived_key("fx-trade"),
+        ledger_pending_id=pending.transfer_id,
+        metadata={
+            "quoteId": quote.id,
+            "accountId": quote.account_id,
+            "buyAmount": from_minor(quote.buy_amount_minor, quote.buy_currency),
+            "buyCurrency": quote.buy_currency,
+            "exchangeRate": quote.rate,
+            "fixedSide": quote.fixed_side,
+        },
+    )
+    await quotes.link_transaction(quote.id, transaction.id)
+    return transaction
+
+
+def _refusal(exc: ProviderRejected) -> ApiError:
+    if exc.code == PROVIDER_QUOTE_EXPIRED:
+        return QuoteExpired()
+    if exc.code == PROVIDER_QUOTE_EXECUTED:
+        return QuoteAlreadyExecuted()
+    return exc
+
+
+async def _reloaded(quotes: QuoteRepository, quote_id: str) -> BankingFxQuote:
+    quote = await quotes.reload(quote_id)
+    assert quote is not None
+    return quote
+
+
+# -------------------------------------------------------------------------------- settlement
+
+
+async def apply_trade(
+    session: AsyncSession, *, company_id: int, transaction: Transaction, trade: ProviderTrade
+) -> None:
+    """Apply what the provider says about the trade (exactly once: the ledger refuses to
+    resolve a reservation twice, so a concurrent settler changes nothing)."""
+    if trade.status is TradeStatus.COMPLETED:
+        await complete(session, company_id=company_id, transaction=transaction, trade=trade)
+    elif trade.status is TradeStatus.FAILED:
+        await fail(
+            session,
+            company_id=company_id,
+            transaction=transaction,
+            reason=trade.failure_reason or "The provider did not execute the trade.",
+            trade_id=trade.trade_id,
+        )
+    elif transaction.provider_reference is None:
+        transaction.provider_reference = trade.trade_id
+        await session.flush()
+
+
+async def complete(
+    session: AsyncSession, *, company_id: int, transaction: Transaction, trade: ProviderTrade
+) -> bool:
+    if transaction.status != TransactionStatus.PENDING.value:
+        return False
+    assert transaction.ledger_pending_id is not None
+    assert transaction.budget_id is not None
+    try:
+        await ledger.post_pending(
+            session,
+            company_id=company_id,
+            pending_id=transaction.ledger_pending_id,
+            details={"trade_id": trade.trade_id},
+        )
+    except TransferAlreadyResolved:
+        return False
+    buy = trade.buy_currency
+    target = await budgets.ledger_account(
+        session, company_id=company_id, budget_id=transaction.budget_id, currency=buy
+    )
+    settlement = await ledger.company_account(
+        session, company_id=company_id, kind=CompanyAccount.SETTLEMENT, currency=buy
+    )
+    await ledger.post_transfer(
+        session,
+        company_id=company_id,
+        legs=[Leg(settlement.id, -trade.buy_amount_minor), Leg(target.id, trade.buy_amount_minor)],
+        code=LEDGER_CODE,
+        reference=trade.trade_id,
+    )
+    received = from_minor(trade.buy_amount_minor, buy)
+    await transactions.settle(
+        session,
+        transaction,
+        status=TransactionStatus.COMPLETED,
+        provider_reference=trade.trade_id,
+        metadata={"tradeId": trade.trade_id, "buyAmount": received},
+    )
+    await events.record(
+        session,
+        company_id=company_id,
+        type_="fxtrade.completed",
+        domain="fxtrade",
+        provider=PROVIDER,
+        data={
+            "transactionId": transaction.id,
+            "tradeId": trade.trade_id,
+            "userId": transaction.user_id,
+            "budgetId": transaction.budget_id,
+            "sellCurrency": transaction.currency,
+            "sellAmount": from_minor(transaction.amount_minor, transaction.currency),
+            "buyCurrency": buy,
+            "buyAmount": received,
+            "exchangeRate": trade.rate,
+        },
+    )
+    return True
+
+
+async def fail(
+    session: AsyncSession,
+    *,
+    company_id: int,
+    transaction: Transaction,
+    reason: str,
+    trade_id: str | None = None,
+) -> bool:
+    if transaction.status != TransactionStatus.PENDING.value:
+        return False
+    assert transaction.ledger_pending_id is not None
+    try:
+        await ledger.void_pending(
+            session,
+            company_id=company_id,
+            pending_id=transaction.ledger_pending_id,
+            details={"reason": reason[:200]},
+        )
+    except TransferAlreadyResolved:
+        return False
+    await transactions.settle(
+        session,
+        transaction,
+        status=TransactionStatus.FAILED,
+        reason=reason,
+        provider_reference=trade_id,
+    )
+    await events.record(
+        session,
+        company_id=company_id,
+        type_="fxtrade.failed",
+        domain="fxtrade",
+        provider=PROVIDER,
+        data={
+            "transactionId": transaction.id,
+            "tradeId": trade_id,
+            "userId": transaction.user_id,
+            "budgetId": transaction.budget_id,
+            "reason": reason,
+        },
+    )
+    return True
+
+
+async def settle_lost_trade(
+    session: AsyncSession, *, company_id: int, transaction: Transaction
+) -> bool:
+    """The provider has no trade with the transaction's key: once the quote can no longer
+    be executed, nothing can arrive any more, so the reservation is released."""
+    quote_id = transactions.metadata_of(transaction).get("quoteId")
+    quote = await QuoteRepository(session, company_id).find(str(quote_id)) if quote_id else None
+    if quote is not None and utcnow() < quote.expires_at + LOST_TRADE_GRACE:
+        return False
+    return await fail(
+        session,
+        company_id=company_id,
+        transaction=transaction,
+        reason="The provider never received the trade.",
+    )

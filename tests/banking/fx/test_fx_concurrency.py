@@ -1,0 +1,55 @@
+"""Parallel executions of one quote against PostgreSQL (SQLite's single writer makes the race
+impossible by construction)."""
+
+from __future__ import annotations
+
+import asyncio
+from decimal import Decimal
+
+import pytest
+from sqlalchemy import func, select
+
+from finplat.ledger.verification import verify
+from finplat.providers.banking.fx_models import SandboxBankprovFxTrade
+from finplat.transactions.kinds import TransactionType
+from finplat.transactions.models import Transaction
+from tests.banking.fx.steps import execute, quoted
+from tests.banking.steps import available, funded_user
+from tests.databases import backend
+from tests.isolated import isolated
+
+pytestmark = pytest.mark.skipif(backend() != "postgresql", reason="PostgreSQL concurrency")
+
+
+async def test_parallel_executions_of_one_quote_make_one_trade() -> None:
+    async with isolated("fx", database_pool_size=30, sandbox_latency_ms=20) as env:
+        user, budget = await funded_user(env.client, "1000.00", "EUR")
+        offer = await quoted(env.client, user, amount=100)
+        responses = await asyncio.gather(
+            *(execute(env.client, user, offer["QuoteId"], key=f"parallel-{i}") for i in range(12))
+        )
+        statuses = sorted(r.status_code for r in responses)
+        assert statuses == [201] + [400] * 11, [r.text for r in responses]
+        assert {r.json()["Code"] for r in responses if r.status_code == 400} == {
+            "QUOTE_ALREADY_EXECUTED"
+        }
+        async with env.app.state.session_factory() as session:
+            trades = (
+                await session.execute(select(func.count()).select_from(SandboxBankprovFxTrade))
+            ).scalar_one()
+            assert trades == 1
+            # The quote was claimed once locally: the others never reserved nor reached the
+            # provider (they would have left FAILED transactions behind).
+            recorded = (
+                await session.execute(
+                    select(func.count())
+                    .select_from(Transaction)
+                    .where(Transaction.type == TransactionType.FX_TRADE.value)
+                )
+            ).scalar_one()
+            assert recorded == 1
+            report = await verify(session)
+            assert report.ok, report.summary()
+        bid = budget["BudgetId"]
+        assert await available(env.client, user["Id"], bid, "EUR") == Decimal("900.00")
+        assert await available(env.client, user["Id"], bid, "USD") == Decimal("107.73")
