@@ -34,8 +34,9 @@ def undocumented_routes(app: FastAPI, document: dict) -> list[str]:  # type: ign
     for route in served_routes(app.routes):
         if isinstance(route, APIRoute):
             for method in sorted(route.methods or ()):
-                if method.lower() not in paths.get(route.path, {}):
-                    missing.append(f"{method} {route.path}")
+                # `path_format`: the documented path (without converters such as `:int`).
+                if method.lower() not in paths.get(route.path_format, {}):
+                    missing.append(f"{method} {route.path_format}")
     return missing
 
 

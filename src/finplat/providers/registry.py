@@ -68,5 +68,5 @@ def build_providers(settings: Settings, factory: async_sessionmaker[AsyncSession
         crypto=SandboxCryptoRail(factory, latency_ms=latency),
         banking_onboarding=SandboxBankingOnboarding(factory, latency_ms=latency),
         business_onboarding=SandboxBusinessOnboarding(factory, latency_ms=latency),
-        banking=SandboxBanking(factory, latency_ms=latency),  # type: ignore[arg-type]
+        banking=SandboxBanking(factory, latency_ms=latency),
     )

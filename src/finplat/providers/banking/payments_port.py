@@ -1,7 +1,13 @@
 """The banking provider's payments port: payouts to payees, grouped by the provider into
 payment batches (a batch whose payments need a currency conversion carries an FX order).
 
-Statuses are the provider's; asynchronous changes arrive as callbacks (see sandbox_payments).
+Statuses are the provider's; asynchronous changes arrive as callbacks:
+* `payment.status_changed` `{paymentId, batchId, status, reason, idempotencyKey}` (the key the
+  payment was created under, so a payment whose creation answer was lost is still found);
+* `payment_batch.status_changed` `{batchId, status, paymentIds}` (batch statuses: PENDING,
+  PROCESSING, COMPLETED, CANCELLED);
+* `payment_batch_order.cancelled` `{batchId, orderId, paymentIds, reason}` (the batch's FX
+  order was cancelled; its payments failed).
 """
 
 from __future__ import annotations
@@ -11,6 +17,10 @@ from datetime import datetime
 from decimal import Decimal
 from enum import StrEnum
 from typing import Protocol
+
+PAYMENT_STATUS_CHANGED = "payment.status_changed"
+BATCH_STATUS_CHANGED = "payment_batch.status_changed"
+BATCH_ORDER_CANCELLED = "payment_batch_order.cancelled"
 
 
 class PaymentStatus(StrEnum):
