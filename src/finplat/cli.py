@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Annotated, TypeVar
 
+import structlog
 import typer
 import uvicorn
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -25,6 +26,9 @@ from finplat.errors import ApiError
 from finplat.jobs import run_background
 from finplat.ledger.verification import VerificationReport, verify
 from finplat.observability import configure_logging
+from finplat.providers.registry import build_providers
+from finplat.reconciliation import service as reconciliation
+from finplat.reconciliation.report import ReconciliationReport
 
 T = TypeVar("T")
 
@@ -130,6 +134,41 @@ def ledger_verify() -> None:
 
     report = _in_transaction(work)
     typer.echo(report.summary())
+    if not report.ok:
+        raise typer.Exit(1)
+
+
+@app.command()
+def reconcile(
+    company_id: Annotated[
+        int | None, typer.Option("--company-id", min=1, help="Only this company.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+) -> None:
+    """Settle pending transactions the providers decided and compare provider balances with
+    the ledger; exit 1 when a difference or an unchecked account remains."""
+    settings = get_settings()
+    upgrade_to_head(settings.database_url)
+    configure_logging(settings)
+    # Logs go to stderr so that stdout holds only the report.
+    structlog.configure(logger_factory=structlog.PrintLoggerFactory(file=sys.stderr))
+
+    async def run() -> ReconciliationReport:
+        engine = create_engine(settings)
+        try:
+            factory = create_session_factory(engine)
+            return await reconciliation.reconcile(
+                factory, build_providers(settings, factory), company_id=company_id
+            )
+        finally:
+            await engine.dispose()
+
+    try:
+        report = asyncio.run(run())
+    except ApiError as error:
+        typer.echo(f"error: {error.code}: {error.message}", err=True)
+        raise typer.Exit(2) from None
+    typer.echo(report.to_json() if as_json else report.summary())
     if not report.ok:
         raise typer.Exit(1)
 

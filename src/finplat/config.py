@@ -59,6 +59,9 @@ class Settings(BaseSettings):
     public_base_url: str | None = None
     # How often the sandbox providers' pending callbacks are sent.
     sandbox_callback_poll_seconds: float = Field(default=0.5, gt=0)
+    # How often the background job reconciles (settles pending transactions with their
+    # providers, compares provider balances with the ledger).
+    reconcile_interval_seconds: float = Field(default=300.0, gt=0)
 
     @model_validator(mode="after")
     def _resolve_loopback_default(self) -> Settings:

@@ -1,4 +1,5 @@
-"""Background work: webhook delivery and maintenance (expire reservations, purge keys).
+"""Background work: webhook delivery, maintenance (expire reservations, purge keys) and
+reconciliation with the providers.
 
 Runs inside `finplat serve` (unless `--no-worker`) and as `finplat worker`; any number of
 copies may run against one PostgreSQL database.
@@ -12,6 +13,7 @@ from datetime import timedelta
 import structlog
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from finplat.banking.payees import service as payees
 from finplat.config import Settings
 from finplat.db.unit_of_work import unit_of_work
 from finplat.events.worker import WebhookWorker
@@ -21,6 +23,7 @@ from finplat.ledger import service as ledger
 from finplat.providers import sandbox_delivery
 from finplat.providers.registry import Providers, build_providers
 from finplat.provisioning import card_accounts
+from finplat.reconciliation import service as reconciliation
 
 log = structlog.get_logger("finplat.jobs")
 
@@ -43,7 +46,13 @@ async def maintenance_once(factory: async_sessionmaker[AsyncSession]) -> dict[st
         expired = await ledger.expire_due(session)
     async with unit_of_work(factory) as session:
         purged = await idempotency.purge_expired(session)
-    return {"expired_reservations": expired, "purged_idempotency_keys": purged}
+    async with unit_of_work(factory) as session:
+        payees_expired = await payees.expire_unconfirmed(session)
+    return {
+        "expired_reservations": expired,
+        "purged_idempotency_keys": purged,
+        "expired_payees": payees_expired,
+    }
 
 
 async def _maintenance_loop(factory: async_sessionmaker[AsyncSession], stop: asyncio.Event) -> None:
@@ -61,10 +70,12 @@ async def run_background(
     settings: Settings, factory: async_sessionmaker[AsyncSession], stop: asyncio.Event
 ) -> None:
     worker = webhook_worker(settings, factory)
+    providers = build_providers(settings, factory)
     loops = [
         worker.run_forever(stop, poll_seconds=settings.webhook_poll_seconds),
         _maintenance_loop(factory, stop),
-        _provisioning_loop(factory, build_providers(settings, factory), stop),
+        _provisioning_loop(factory, providers, stop),
+        _reconciliation_loop(factory, providers, stop, settings.reconcile_interval_seconds),
     ]
     if settings.sandbox:
         loops.append(
@@ -90,3 +101,20 @@ async def _provisioning_loop(
         except Exception as exc:  # keep the loop alive through a database hiccup
             log.error("provisioning_error", error_type=type(exc).__name__)
         await pause(stop, PROVISIONING_INTERVAL_SECONDS)
+
+
+async def _reconciliation_loop(
+    factory: async_sessionmaker[AsyncSession],
+    providers: Providers,
+    stop: asyncio.Event,
+    interval_seconds: float,
+) -> None:
+    """Reconciles every company each interval (the first run one interval after start)."""
+    while not stop.is_set():
+        await pause(stop, interval_seconds)
+        if stop.is_set():
+            break
+        try:
+            reconciliation.log_report(await reconciliation.reconcile(factory, providers))
+        except Exception as exc:  # keep the loop alive through a database hiccup
+            log.error("reconciliation_error", error_type=type(exc).__name__)

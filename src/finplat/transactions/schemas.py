@@ -6,11 +6,13 @@ from typing import Any
 from pydantic import Field
 
 from finplat.kit.money import DecimalAmount, from_minor
+from finplat.kit.pagination import Page
 from finplat.kit.schemas import ResponseModel
+from finplat.providers.banking.payments_port import PaymentStatus
 from finplat.providers.names import BankProvider
 from finplat.transactions.kinds import TransactionStatus, TransactionType
 from finplat.transactions.models import Transaction
-from finplat.transactions.service import metadata_of
+from finplat.transactions.service import ConfirmedPayment, metadata_of
 
 
 class TransactionResponse(ResponseModel):
@@ -59,4 +61,43 @@ class TransactionResponse(ResponseModel):
             CreatedAt=tx.created_at,
             UpdatedAt=tx.updated_at,
             CompletedAt=tx.completed_at,
+        )
+
+
+class TransactionPage(Page[TransactionResponse]):
+    """Transactions, newest first."""
+
+
+class PaymentConfirmationResponse(ResponseModel):
+    """The banking provider's proof that a payout was executed."""
+
+    TransactionId: int
+    PaymentId: str = Field(description="The banking provider's id of the payment.")
+    Status: PaymentStatus = Field(description="The provider's status of the payment.")
+    Amount: DecimalAmount = Field(description="What the payee received.")
+    Currency: str
+    BeneficiaryName: str
+    BeneficiaryAccountLast4: str = Field(
+        description="The last four characters of the payee's account number or IBAN."
+    )
+    PaymentMethod: str
+    ConfirmationReference: str = Field(description="The payment scheme's end-to-end reference.")
+    ExecutedAt: datetime
+    Provider: BankProvider
+
+    @classmethod
+    def of(cls, confirmed: ConfirmedPayment) -> PaymentConfirmationResponse:
+        found = confirmed.confirmation
+        return cls(
+            TransactionId=confirmed.transaction.id,
+            PaymentId=found.payment_id,
+            Status=found.status,
+            Amount=from_minor(found.amount_minor, found.currency),
+            Currency=found.currency,
+            BeneficiaryName=found.beneficiary_name,
+            BeneficiaryAccountLast4=found.beneficiary_account_last4,
+            PaymentMethod=found.payment_method,
+            ConfirmationReference=found.confirmation_reference,
+            ExecutedAt=found.executed_at,
+            Provider=BankProvider(confirmed.transaction.provider),
         )
