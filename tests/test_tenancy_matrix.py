@@ -18,14 +18,20 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
+import pytest
 from fastapi import FastAPI
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.db.models import metadata
 from finplat.errors import NotFound
+from finplat.rate_limit import ApiKeyRateLimiter
 from finplat.routing import CurrentPrincipal, DbSession, api_router
 from finplat.users.models import User
+from tests.banking import steps as banking_steps
+from tests.banking.fx.steps import quoted
+from tests.banking.payees.steps import payee_body, verified_payee
+from tests.banking.payouts import steps as payout_steps
 from tests.bankprov_onboarding.steps import documents as bankprov_documents_parts
 from tests.bankprov_onboarding.steps import onboarding_fields
 from tests.bankprov_onboarding.steps import proof as bankprov_proof
@@ -52,6 +58,7 @@ class Seeded:
     company_name: str
     person_id: int  # an associated person of A's business user's application
     business_user_id: int  # that business user: the business onboarding routes' `userId`
+    banking: SeededBanking  # a user with an open bank account and money moved: banking routes
 
     @property
     def markers(self) -> set[str]:
@@ -62,7 +69,24 @@ class Seeded:
             self.event_id,
             self.delivery_id,
             self.company_name,
+            self.banking.account_id,
+            self.banking.budget_id,
+            self.banking.payee_id,
         }
+
+
+@dataclass
+class SeededBanking:
+    user_id: int
+    account_id: str
+    budget_id: str
+    other_budget_id: str
+    balance_id: str
+    payee_id: str
+    quote_id: str
+    approval_id: str
+    payout_id: int
+    batch_id: str
 
 
 # How to fill each identifier: (A's value, a value that exists for nobody).
@@ -75,15 +99,32 @@ IDENTIFIERS: dict[str, tuple[Callable[[Seeded], Any], Any]] = {
     "deliveryId": (lambda s: s.delivery_id, "whd_" + "0" * 32),
     "personId": (lambda s: s.person_id, MISSING_INT),
     "businessUserId": (lambda s: s.business_user_id, MISSING_INT),
+    "bankingUserId": (lambda s: s.banking.user_id, MISSING_INT),
+    "AccountId": (lambda s: s.banking.account_id, "bp_acc_" + "0" * 24),
+    "budgetId": (lambda s: s.banking.budget_id, "bud_" + "0" * 24),
+    "BudgetId": (lambda s: s.banking.budget_id, "bud_" + "0" * 24),
+    "DestinationBudgetId": (lambda s: s.banking.other_budget_id, "bud_" + "f" * 24),
+    "balanceId": (lambda s: s.banking.balance_id, "bal_" + "0" * 24),
+    "payeeId": (lambda s: s.banking.payee_id, "pye_" + "0" * 24),
+    "PayeeId": (lambda s: s.banking.payee_id, "pye_" + "0" * 24),
+    "QuoteId": (lambda s: s.banking.quote_id, "qt_" + "0" * 24),
+    "approvalId": (lambda s: s.banking.approval_id, "pap_" + "0" * 24),
+    "ApprovalId": (lambda s: s.banking.approval_id, "pap_" + "0" * 24),
+    "payoutId": (lambda s: s.banking.payout_id, MISSING_INT),
+    "id": (lambda s: s.banking.payout_id, MISSING_INT),  # /api/v2/transactions/{id}
+    "batchId": (lambda s: s.banking.batch_id, "bp_bat_" + "0" * 24),
 }
 # Routes whose `userId` must be a business user's to reach their other identifiers.
 BUSINESS_PATHS = "/api/v2/business/"
+# Routes whose `userId` must be the user with a bank account.
+BANKING_PATHS = ("/api/v2/banking/", "/api/v2/sandbox/banking/", "/api/v2/transactions")
 
 # Body fields named like identifiers that are the caller's own labels for something being
 # created, not references to an existing resource: (method, path, field).
 OWN_LABELS: set[tuple[str, str, str]] = {
     ("POST", "/api/v2/users", "ExternalUserId"),
     ("POST", "/api/v2/business/onboarding/compliance/requirements", "TaxId"),
+    ("POST", "/api/v2/banking/budgets/{budgetId}/transfer", "ExternalReferenceId"),
 }
 
 # Bodies for operations that need more than identifiers: (method, path) -> body.
@@ -102,6 +143,43 @@ BODIES: dict[tuple[str, str], dict[str, Any]] = {
     ("POST", "/api/v2/business/onboarding/associated-people"): business_steps.person_payload(),
     ("POST", "/api/v2/users/{userId}/kyc/bankprov/information"): {
         "Answers": [{"RequestId": "bp_irq_0", "Answer": "An answer"}]
+    },
+    ("POST", "/api/v2/banking/users/{userId}/budgets"): {"Name": "Tenancy"},
+    ("POST", "/api/v2/banking/payees"): payee_body(),
+    ("POST", "/api/v2/banking/payees/{payeeId}/verify"): {"VerificationToken": "ZZZZZZZZ"},
+    **{
+        ("POST", path): {
+            "SellCurrency": "EUR",
+            "BuyCurrency": "USD",
+            "Amount": 10,
+            "FixedSide": "SELL",
+        }
+        for path in ("/api/v2/banking/quotations", "/api/v2/banking/orders/quote")
+    },
+    **{
+        ("POST", f"/api/v2/banking/payouts{step}"): {"Amount": 10, "Currency": "EUR"}
+        for step in ("", "/check", "/initiate")
+    },
+    ("POST", "/api/v2/banking/payouts/approvals/{approvalId}/verify"): {
+        "VerificationToken": "ZZZZZZZZ"
+    },
+    ("POST", "/api/v2/banking/budgets/{budgetId}/transfer"): {"Amount": 1, "Currency": "EUR"},
+    ("POST", "/api/v2/sandbox/banking/budgets/{budgetId}/credits"): {
+        "Currency": "EUR",
+        "Amount": 5,
+        "Scheme": "SEPA",
+        "SenderName": "Tenancy",
+    },
+    ("POST", "/api/v2/sandbox/banking/payouts/{payoutId}/status"): {"Status": "PROCESSING"},
+    ("POST", "/api/v2/sandbox/banking/payment-batches/{batchId}/status"): {"Status": "PROCESSING"},
+}
+
+# Required query parameters that are not identifiers: (method, path) -> values.
+QUERIES: dict[tuple[str, str], dict[str, Any]] = {
+    ("GET", "/api/v2/banking/payees/required-fields"): {
+        "paymentType": "COMPANY",
+        "paymentMethod": "SEPA.CREDITTRANSFER",
+        "currency": "EUR",
     },
 }
 
@@ -138,6 +216,13 @@ def business_document(document_type: str) -> list[tuple[str, Any]]:
 
 def bankprov_documents() -> list[tuple[str, Any]]:
     return list(bankprov_documents_parts(samples.pdf()))
+
+
+@pytest.fixture(autouse=True)
+def _unthrottled(app: FastAPI) -> None:
+    # The matrix makes a few hundred calls per company in seconds; the rate limit has its
+    # own tests.
+    app.state.rate_limiter = ApiKeyRateLimiter("100000/second")
 
 
 @dataclass(frozen=True)
@@ -220,6 +305,10 @@ def request_for(call: Call, given: Callable[[str], Any]) -> dict[str, Any]:
     def pick(name: str) -> Any:
         if name == "userId" and call.path.startswith(BUSINESS_PATHS):
             return given("businessUserId")
+        if name == "userId" and (
+            call.path.startswith(BANKING_PATHS) or call.path.endswith("/assets")
+        ):
+            return given("bankingUserId")
         return given(name)
 
     path = call.path
@@ -228,7 +317,7 @@ def request_for(call: Call, given: Callable[[str], Any]) -> dict[str, Any]:
     request: dict[str, Any] = {
         "method": call.method,
         "url": path,
-        "params": {n: pick(n) for n in call.query},
+        "params": {**QUERIES.get((call.method, call.path), {}), **{n: pick(n) for n in call.query}},
     }
     form = FORMS.get((call.method, call.path))
     if form is not None:
@@ -274,6 +363,7 @@ async def seed(tenant: Tenant) -> Seeded:
     sent = (await client.post("/api/v2/webhooks/test")).json()
     name = (await client.get("/api/v2/company/configuration")).json()["Name"]
     business_user_id, person_id = await business_steps.seed_person(client)
+    banking = await seed_banking(client)
     return Seeded(
         user["Id"],
         external,
@@ -285,6 +375,31 @@ async def seed(tenant: Tenant) -> Seeded:
         name,
         person_id,
         business_user_id,
+        banking,
+    )
+
+
+async def seed_banking(client: httpx.AsyncClient) -> SeededBanking:
+    """A user with an open bank account, two budgets, money, a payee, a quote and a payout
+    waiting in a payment batch (its approval used, a second approval verified)."""
+    user, budget = await banking_steps.funded_user(client, "1000.00", "EUR")
+    other = await banking_steps.create_budget(client, user, "Second")
+    payee = await verified_payee(client, user)
+    quote = await quoted(client, user)
+    body = payout_steps.terms(user, budget, payee, amount=10)
+    payout = await payout_steps.pay(client, user, body)
+    spare = await payout_steps.approved(client, user, body)
+    return SeededBanking(
+        user_id=user["Id"],
+        account_id=user["AccountId"],
+        budget_id=budget["BudgetId"],
+        other_budget_id=other["BudgetId"],
+        balance_id=budget["Balances"][0]["BalanceId"],
+        payee_id=payee["PayeeId"],
+        quote_id=quote["QuoteId"],
+        approval_id=spare["ApprovalId"],
+        payout_id=payout["PayoutId"],
+        batch_id=payout["PaymentBatchId"],
     )
 
 

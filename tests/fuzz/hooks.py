@@ -5,7 +5,9 @@ Loaded by the schemathesis CLI through SCHEMATHESIS_HOOKS=tests.fuzz.hooks.
   gives the shape; validity per country is beyond a regular expression);
 * `date`: dates of birth lie before today and not before 1900 (the only date the API takes).
 * `pdf-jpeg-png`: upload parts that are real PDF, JPEG or PNG files (checked by content);
-* `recent-date`: a proof of address's date, within the last three months.
+* `recent-date`: a proof of address's date, within the last three months;
+* `iban`, `bic`: account identifiers whose check digits and country codes are right (the
+  pattern gives the shape; a checksum is beyond a schema).
 Everything else, including the decimals an amount may have in its currency, is in the
 document itself.
 """
@@ -44,3 +46,15 @@ schemathesis.openapi.format(
         lambda days: (date.today() - timedelta(days=days)).isoformat()
     ),
 )
+
+# Real-world examples (published test IBANs of SEPA countries and well-known BICs).
+VALID_IBANS = (
+    "DE89370400440532013000",
+    "GB29NWBK60161331926819",
+    "FR1420041010050500013M02606",
+    "NL91ABNA0417164300",
+    "ES9121000418450200051332",
+)
+VALID_BICS = ("DEUTDEFF", "NWBKGB2L", "BNPAFRPP", "COBADEFFXXX", "ABNANL2A", "CHASUS33")
+schemathesis.openapi.format("iban", st.sampled_from(VALID_IBANS))
+schemathesis.openapi.format("bic", st.sampled_from(VALID_BICS))

@@ -14,6 +14,7 @@ from fastapi.routing import APIRouter
 from pydantic import BaseModel
 
 from finplat.routing import CurrentPrincipal, api_key_scheme, api_router
+from tests.banking import steps as banking_steps
 from tests.business import steps as business_steps
 from tests.factories import user_payload
 from tests.fuzz.runner import QUICK, profile, run_schemathesis, seed
@@ -51,6 +52,9 @@ async def seed_data(env: Isolated) -> None:
     # A verified business user with a draft application and a person: the business
     # onboarding operations get past their eligibility checks.
     await business_steps.seed_person(client)
+    # A user with an open bank account and money in it: the banking operations get past
+    # "unknown user" (the identifiers the service issues are beyond guessing).
+    await banking_steps.funded_user(client, "1000.00", "EUR")
 
 
 @pytest.fixture
