@@ -7,6 +7,7 @@ from typing import Annotated
 from fastapi import Path, Request, status
 
 from finplat.banking import accounts, budgets, discovery
+from finplat.banking.identifiers import BALANCE_ID_PATTERN
 from finplat.banking.schemas import (
     AggregatedBalanceResponse,
     AssetResponse,
@@ -30,7 +31,7 @@ from finplat.routing import CurrentPrincipal, DbSession, api_router
 router = api_router(tags=["Banking"])
 
 BalanceIdPath = Annotated[
-    str, Path(min_length=1, max_length=32, description="The `BalanceId` the service returned.")
+    str, Path(pattern=BALANCE_ID_PATTERN, description="The `BalanceId` the service returned.")
 ]
 
 

@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from finplat.banking.discovery import BalanceView, BudgetView, CurrencyTotal
+from finplat.banking.identifiers import ACCOUNT_ID_PATTERN, BUDGET_ID_PATTERN
 from finplat.kit.fields import SafeText
 from finplat.kit.money import STABLECOINS, DecimalAmount, from_minor
 from finplat.kit.schemas import RequestModel, ResponseModel
@@ -23,16 +24,14 @@ BudgetCurrency = StrEnum(  # type: ignore[misc]
 AccountIdField = Annotated[
     str,
     Field(
-        min_length=1,
-        max_length=64,
+        pattern=ACCOUNT_ID_PATTERN,
         description="The `AccountId` the service returned (banking accounts listing).",
     ),
 ]
 BudgetIdField = Annotated[
     str,
     Field(
-        min_length=1,
-        max_length=32,
+        pattern=BUDGET_ID_PATTERN,
         description="The `BudgetId` the service returned (budgets listing).",
     ),
 ]

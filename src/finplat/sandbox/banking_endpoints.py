@@ -9,6 +9,7 @@ from typing import Annotated
 from fastapi import Path, Request, status
 from pydantic import ConfigDict, Field
 
+from finplat.banking.identifiers import BUDGET_ID_PATTERN
 from finplat.banking.schemas import BudgetCurrency
 from finplat.config import Settings
 from finplat.errors import ValidationFailed, error_responses
@@ -29,7 +30,7 @@ router = api_router(tags=["Sandbox"])
 MAX_CREDIT = Decimal("10000000")
 PaymentScheme = StrEnum("PaymentScheme", {s: s for s in banking.SCHEME_CURRENCIES})  # type: ignore[misc]
 BudgetIdPath = Annotated[
-    str, Path(min_length=1, max_length=32, description="The `BudgetId` the service returned.")
+    str, Path(pattern=BUDGET_ID_PATTERN, description="The `BudgetId` the service returned.")
 ]
 
 

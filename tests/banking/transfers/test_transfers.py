@@ -43,6 +43,7 @@ async def test_budget_to_budget_transfer_moves_the_funds(api: httpx.AsyncClient)
     assert body["ToBudgetId"] == savings["BudgetId"]
     assert body["ToMaster"] is False
     assert body["AccountId"] == user["AccountId"]
+    assert body["Provider"] == "bankprov"
     assert body["CompletedAt"] is not None
     assert await available(api, user["Id"], main["BudgetId"], "EUR") == Decimal("69.75")
     assert await available(api, user["Id"], savings["BudgetId"], "EUR") == Decimal("30.25")

@@ -10,6 +10,7 @@ from fastapi import Query
 from pydantic import ConfigDict, Field, JsonValue
 
 from finplat.banking.fx.models import BankingFxQuote
+from finplat.banking.identifiers import QUOTE_ID_PATTERN
 from finplat.banking.schemas import AccountIdField, BudgetCurrency, BudgetIdField
 from finplat.kit.money import AmountRange, DecimalAmount, exponent, from_minor, schema_number
 from finplat.kit.schemas import MAX_ID, RequestModel, ResponseModel
@@ -36,7 +37,7 @@ OptionalUserIdQuery = Annotated[
 ]
 QuoteIdField = Annotated[
     str,
-    Field(min_length=1, max_length=32, description="The `QuoteId` a quote response returned."),
+    Field(pattern=QUOTE_ID_PATTERN, description="The `QuoteId` a quote response returned."),
 ]
 
 

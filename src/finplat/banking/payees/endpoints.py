@@ -9,6 +9,7 @@ from fastapi import Path, Query, Request, Response, status
 from starlette.convertors import Convertor, register_url_convertor
 
 from finplat.banking.discovery import NO_BANKING
+from finplat.banking.identifiers import PAYEE_ID_PATTERN
 from finplat.banking.payees import service
 from finplat.banking.payees.required_fields import PayeeCurrency, PaymentMethod, PaymentType
 from finplat.banking.payees.schemas import (
@@ -30,14 +31,12 @@ from finplat.routing import CurrentPrincipal, DbSession, api_router
 
 router = api_router(tags=["Banking"])
 
-PAYEE_ID_PATTERN = "pye_[0-9a-f]{24}"
-
 
 class PayeeIdConvertor(Convertor[str]):
     """Only a payee id's shape routes to `/payees/{payeeId}`, so `/payees/required-fields`
     is that route's alone (its allowed methods included)."""
 
-    regex = PAYEE_ID_PATTERN
+    regex = PAYEE_ID_PATTERN.strip("^$")
 
     def convert(self, value: str) -> str:
         return value
@@ -50,7 +49,7 @@ register_url_convertor("payee_id", PayeeIdConvertor())
 
 PayeeIdPath = Annotated[
     str,
-    Path(pattern=f"^{PAYEE_ID_PATTERN}$", description="The `PayeeId` the service returned."),
+    Path(pattern=PAYEE_ID_PATTERN, description="The `PayeeId` the service returned."),
 ]
 
 

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 from fastapi import Path
 from pydantic import ConfigDict, Field, JsonValue
 
+from finplat.banking.identifiers import PAYEE_ID_PATTERN
 from finplat.banking.payouts import approvals as approval_rules
 from finplat.banking.payouts.models import ApprovalStatus, PayoutApproval
 from finplat.banking.schemas import AccountIdField, BudgetIdField
@@ -29,7 +30,7 @@ MAX_PAYOUT = Decimal("1000000")
 
 PayeeIdField = Annotated[
     str,
-    Field(min_length=1, max_length=32, description="The `PayeeId` of one of the user's payees."),
+    Field(pattern=PAYEE_ID_PATTERN, description="The `PayeeId` of one of the user's payees."),
 ]
 ApprovalIdField = Annotated[
     str,

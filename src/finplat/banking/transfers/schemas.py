@@ -9,11 +9,13 @@ from typing import Annotated
 from fastapi import Path
 from pydantic import ConfigDict, Field, JsonValue
 
+from finplat.banking.identifiers import BUDGET_ID_PATTERN
 from finplat.banking.schemas import AccountIdField, BudgetCurrency, BudgetIdField
 from finplat.kit.fields import SafeText
 from finplat.kit.money import AmountRange, DecimalAmount, exponent, from_minor, schema_number
 from finplat.kit.schemas import RequestModel, ResponseModel
 from finplat.providers.banking.base import BUDGET_CURRENCIES
+from finplat.providers.names import BankProvider
 from finplat.transactions.kinds import TransactionStatus
 from finplat.transactions.models import Transaction
 from finplat.transactions.service import metadata_of
@@ -24,8 +26,7 @@ MASTER = "master"  # `toBudgetId` in a master transfer's metadata
 BudgetIdPath = Annotated[
     str,
     Path(
-        min_length=1,
-        max_length=32,
+        pattern=BUDGET_ID_PATTERN,
         description="The source budget: a `BudgetId` the service returned for the user.",
     ),
 ]
@@ -128,6 +129,7 @@ class BudgetTransferResponse(ResponseModel):
     ToBudgetId: str | None = Field(description="Null for a transfer to the master account.")
     ToMaster: bool
     AccountId: str
+    Provider: BankProvider
     ExternalReferenceId: str | None
     Reference: str | None
     CreatedAt: datetime
@@ -147,6 +149,7 @@ class BudgetTransferResponse(ResponseModel):
             ToBudgetId=None if to_budget == MASTER else to_budget,
             ToMaster=to_budget == MASTER,
             AccountId=str(meta.get("accountId")),
+            Provider=BankProvider(tx.provider),
             ExternalReferenceId=meta.get("externalReferenceId"),
             Reference=meta.get("reference"),
             CreatedAt=tx.created_at,
