@@ -43,7 +43,7 @@ def later(minutes: int) -> None:
 
 
 async def form(api: httpx.AsyncClient, user_id: int, **params: str) -> httpx.Response:
-    query = {"userId": user_id, "paymentType": "COMPANY", **params}
+    query: dict[str, str | int] = {"userId": user_id, "paymentType": "COMPANY", **params}
     return await api.get("/api/v2/banking/payees/required-fields", params=query)
 
 
