@@ -6,7 +6,7 @@ Without the sandbox, a capability is None and the operations needing it answer 5
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -22,6 +22,8 @@ from finplat.providers.business_onboarding.sandbox import SandboxBusinessOnboard
 from finplat.providers.calls import CallPolicy
 from finplat.providers.cardissuing.base import CardIssuer
 from finplat.providers.cardissuing.sandbox import SandboxCardIssuer
+from finplat.providers.cards.base import CardProgram
+from finplat.providers.cards.sandbox import SandboxCardProgram
 from finplat.providers.crypto.base import CryptoRail
 from finplat.providers.crypto.sandbox import SandboxCryptoRail
 from finplat.providers.funding.base import FundingRail
@@ -32,6 +34,9 @@ from finplat.providers.switching.base import SwitchProvider
 from finplat.providers.switching.sandbox import SandboxSwitchProvider
 
 T = TypeVar("T")
+
+# The sandbox card programmes' BINs (the first six digits of their card numbers).
+CARD_BINS = {"cardprov": "424242", "switchprov": "535353", "bankprov": "545454"}
 
 
 def configured(adapter: T | None, missing: str) -> T:
@@ -52,6 +57,8 @@ class Providers:
     banking_onboarding: BankingOnboarding | None = None
     business_onboarding: BusinessOnboarding | None = None
     banking: BankingProvider | None = None
+    # The card programmes by provider name (`cardprov`, `switchprov`, `bankprov`).
+    card_programs: dict[str, CardProgram] = field(default_factory=dict)
 
 
 def build_providers(settings: Settings, factory: async_sessionmaker[AsyncSession]) -> Providers:
@@ -69,4 +76,14 @@ def build_providers(settings: Settings, factory: async_sessionmaker[AsyncSession
         banking_onboarding=SandboxBankingOnboarding(factory, latency_ms=latency),
         business_onboarding=SandboxBusinessOnboarding(factory, latency_ms=latency),
         banking=SandboxBanking(factory, latency_ms=latency),
+        card_programs={
+            name: SandboxCardProgram(
+                factory,
+                provider=name,
+                bin_prefix=bin_prefix,
+                secret=settings.provider_callback_secret,
+                latency_ms=latency,
+            )
+            for name, bin_prefix in CARD_BINS.items()
+        },
     )

@@ -1,0 +1,200 @@
+"""The card programme port: issuing and running cards at a card-issuing provider.
+
+Three providers issue cards behind this one port: the card provider (`cardprov`), the switch
+provider (`switchprov`, provider type 3) and the banking provider (`bankprov`, cards drawing
+on a budget). Each is one `CardProgram` in the registry (`Providers.card_programs`).
+
+The provider is the only holder of the full card number and CVV. They are never returned by
+this port: `ProviderCard` carries the masked number only, and the full details are shown by
+the provider's own page behind a short-lived, single-use widget URL.
+
+Card transaction timestamps come as the provider sends them (ISO 8601 text, Unix seconds or
+Unix milliseconds, or nothing); the platform parses them (`finplat.cards.timestamps`).
+
+Asynchronous changes arrive as callbacks: `card.status_changed` `{cardId, status, reason}`
+(for example PENDING → ACTIVE once the provider has produced the card),
+`card.transaction` `{cardId, transactionId, type, status, amountMinor, currency, merchant,
+declineReason, timestamp}`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+from typing import Protocol, runtime_checkable
+
+CARD_STATUS_CHANGED = "card.status_changed"
+CARD_TRANSACTION = "card.transaction"
+
+
+class ProviderCardStatus(StrEnum):
+    PENDING = "PENDING"  # ordered; the provider has not produced it yet
+    INACTIVE = "INACTIVE"  # physical card produced, waiting for activation after delivery
+    ACTIVE = "ACTIVE"
+    FROZEN = "FROZEN"  # temporary stop by the holder
+    BLOCKED = "BLOCKED"  # stopped by the platform (an unpaid decline fee)
+    CANCELLED = "CANCELLED"  # permanent
+
+
+class CardAction(StrEnum):
+    FREEZE = "freeze"
+    UNFREEZE = "unfreeze"
+    ACTIVATE = "activate"
+    BLOCK = "block"
+    UNBLOCK = "unblock"
+    CANCEL = "cancel"
+
+
+@dataclass(frozen=True)
+class DeliveryAddress:
+    name: str
+    line1: str
+    line2: str | None
+    city: str
+    postal_code: str
+    country: str
+    state: str | None = None
+
+
+@dataclass(frozen=True)
+class ProviderCard:
+    card_id: str
+    status: ProviderCardStatus
+    card_type: str  # VIRTUAL | PHYSICAL
+    currency: str
+    masked_number: str  # at most the first six and the last four digits
+    last4: str
+    expiry_month: int
+    expiry_year: int
+    balance_minor: int  # what the provider holds for the card
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True)
+class CardMovement:
+    """Money loaded onto or taken off a card."""
+
+    movement_id: str
+    status: str  # COMPLETED | PENDING
+    amount_minor: int
+    balance_minor: int
+
+
+@dataclass(frozen=True)
+class ProviderCardTransaction:
+    transaction_id: str
+    type: str  # AUTHORIZATION | CLEARING | DECLINE | REVERSAL | LOAD | UNLOAD | FEE
+    status: str  # PENDING | SETTLED | DECLINED | REVERSED
+    amount_minor: int
+    currency: str
+    merchant: str | None
+    decline_reason: str | None
+    timestamp: str | int | None  # raw, as the provider sent it
+
+
+@dataclass(frozen=True)
+class WidgetSession:
+    url: str
+    expires_at: datetime
+
+
+@dataclass(frozen=True)
+class ShippingQuote:
+    production_fee_minor: int
+    mailing_fee_minor: int
+    currency: str
+
+
+class CardProgram(Protocol):
+    """Every call that creates or moves something takes an idempotency key: a repeat with the
+    same key returns the first answer."""
+
+    name: str
+
+    async def issue_card(
+        self,
+        *,
+        company_id: int,
+        idempotency_key: str,
+        holder_account_id: str,
+        card_type: str,
+        currency: str,
+        nickname: str | None,
+        budget_id: str | None,
+        delivery_address: DeliveryAddress | None,
+        design_id: str | None,
+    ) -> ProviderCard: ...
+
+    async def card(self, *, company_id: int, card_id: str) -> ProviderCard:
+        """404 (`ProviderRejected`) when the provider no longer exposes the card."""
+        ...
+
+    async def list_cards(self, *, company_id: int, holder_account_id: str) -> list[ProviderCard]:
+        """The holder's cards the provider still exposes (cancelled ones may be omitted)."""
+        ...
+
+    async def change_status(
+        self, *, company_id: int, card_id: str, action: CardAction
+    ) -> ProviderCard: ...
+
+    async def set_pin(self, *, company_id: int, card_id: str, pin: str) -> None:
+        """The PIN goes to the provider only; nothing keeps or logs it on the way."""
+        ...
+
+    async def set_auto_lock(self, *, company_id: int, card_id: str, enabled: bool) -> ProviderCard:
+        """Auto-lock on or off. While on, the card locks itself after each approved purchase
+        and declines the next ones (`AUTO_LOCKED`) until the holder unlocks it
+        (`CardAction.UNFREEZE`); turning it off also unlocks the card."""
+        ...
+
+    async def load(
+        self, *, company_id: int, card_id: str, idempotency_key: str, amount_minor: int
+    ) -> CardMovement: ...
+
+    async def unload(
+        self, *, company_id: int, card_id: str, idempotency_key: str, amount_minor: int
+    ) -> CardMovement: ...
+
+    async def movement_by_key(
+        self, *, company_id: int, idempotency_key: str
+    ) -> CardMovement | None: ...
+
+    async def widget(
+        self, *, company_id: int, card_id: str, ttl_seconds: int, base_url: str = ""
+    ) -> WidgetSession:
+        """A single-use URL of the provider's page showing the full card details (under
+        `base_url`, where the provider's page is served)."""
+        ...
+
+    async def transactions(
+        self, *, company_id: int, card_id: str
+    ) -> list[ProviderCardTransaction]: ...
+
+    async def shipping_quote(
+        self, *, company_id: int, country: str, card_type: str
+    ) -> ShippingQuote: ...
+
+    async def ship(
+        self, *, company_id: int, card_id: str, idempotency_key: str, address: DeliveryAddress
+    ) -> ProviderCard: ...
+
+
+@runtime_checkable
+class CardSimulation(Protocol):
+    """Sandbox only: purchases at merchants."""
+
+    async def authorize(
+        self,
+        *,
+        company_id: int,
+        card_id: str,
+        amount_minor: int,
+        currency: str,
+        merchant: str,
+    ) -> ProviderCardTransaction:
+        """Approve (a pending hold, then clearing) or decline (insufficient funds, frozen,
+        blocked, cancelled, `AUTO_LOCKED`); reported as `card.transaction` callbacks too.
+        With auto-lock on, an approved purchase locks the card."""
+        ...
