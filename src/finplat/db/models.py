@@ -8,6 +8,8 @@ from finplat.banking.payouts import models as payouts_models
 from finplat.banking.transfers import models as transfers_models
 from finplat.bankprov_onboarding.models import BankprovApplication, BankprovDocument
 from finplat.business.models import AssociatedPerson, BusinessApplication, BusinessDocument
+from finplat.cards import models as cards_models
+from finplat.cards import models_funding as cards_funding_models
 from finplat.companies.models import Company
 from finplat.db.base import Base
 from finplat.events.models import Event, WebhookAttempt, WebhookDelivery
@@ -30,6 +32,7 @@ from finplat.providers.business_onboarding.models import (
     SandboxBusinessPerson,
 )
 from finplat.providers.callbacks import ProviderCallback, SandboxCallback
+from finplat.providers.cards import models as sandbox_cards_models
 from finplat.providers.crypto.models import SandboxDepositAddress
 from finplat.providers.faults import SandboxFault
 from finplat.providers.funding.models import SandboxFundingConfirmation
@@ -42,8 +45,8 @@ from finplat.users.models import User
 
 metadata = Base.metadata
 
-# Whole modules, so each part of banking adds its tables without touching this file.
-BANKING_MODEL_MODULES = (
+# Whole modules, so each part of banking and cards adds its tables without touching this file.
+MODEL_MODULES = (
     banking_models,
     fx_models,
     payees_models,
@@ -55,10 +58,13 @@ BANKING_MODEL_MODULES = (
     sandbox_payments_models,
     sandbox_transfers_models,
     transactions_models,
+    cards_models,
+    cards_funding_models,
+    sandbox_cards_models,
 )
 
 __all__ = [
-    "BANKING_MODEL_MODULES",
+    "MODEL_MODULES",
     "ApiKey",
     "AssociatedPerson",
     "BankprovApplication",

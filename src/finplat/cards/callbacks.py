@@ -1,0 +1,50 @@
+"""Card providers' `card.status_changed` callbacks (for example PENDING → ACTIVE once the
+provider has produced a virtual card, or INACTIVE for a physical one awaiting activation)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import structlog
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from finplat.cards.repository import CardRepository
+from finplat.cards.schemas import CardStatus
+from finplat.cards.service import PROVIDER_STATUS
+from finplat.kit.clock import utcnow
+from finplat.providers import inbound
+from finplat.providers.cards.base import CARD_STATUS_CHANGED, ProviderCardStatus
+from finplat.providers.names import BankProvider
+
+log = structlog.get_logger("finplat.cards")
+
+
+async def on_status_changed(
+    session: AsyncSession, company_id: int, data: dict[str, Any], *, provider: str
+) -> None:
+    reported = PROVIDER_STATUS[ProviderCardStatus(str(data["status"]))]
+    card = await CardRepository(session, company_id).by_provider_card(provider, str(data["cardId"]))
+    if card is None:
+        # Ordered but not recorded yet: the card's next read adopts the provider's status.
+        log.info("card_status_for_unknown_card", provider=provider)
+        return
+    if card.status == CardStatus.CANCELLED:
+        return
+    # A production report only moves a card still waiting for it.
+    if data.get("reason") == "produced" and card.status != CardStatus.PENDING:
+        return
+    if card.status != reported.value:
+        card.status = reported.value
+        card.updated_at = utcnow()
+        await session.flush()
+
+
+def _register(provider: str) -> None:
+    async def handle(session: AsyncSession, company_id: int, data: dict[str, Any]) -> None:
+        await on_status_changed(session, company_id, data, provider=provider)
+
+    inbound.handler(provider, CARD_STATUS_CHANGED)(handle)
+
+
+for _provider in BankProvider:
+    _register(_provider.value)

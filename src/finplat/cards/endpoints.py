@@ -1,0 +1,388 @@
+"""Cards: order, read, list, transactions, controls, cancellation and the secure widget."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Query, Request, status
+
+from finplat.cards import service
+from finplat.cards.models import Card
+from finplat.cards.schemas import (
+    AutoLockBody,
+    CardAutoLockResponseV2,
+    CardIdPath,
+    CardOrder,
+    CardResponse,
+    CardsResponse,
+    CardStatus,
+    CardTransactionResponse,
+    CardTransactionsPage,
+    CardTransactionStatus,
+    CardTransactionType,
+    PinBody,
+    PinResponse,
+    WidgetResponse,
+)
+from finplat.cards.timestamps import parse
+from finplat.config import Settings
+from finplat.errors import error_responses
+from finplat.idempotency.http import IdempotencyKeyHeader, claim_request
+from finplat.kit.money import from_minor
+from finplat.kit.pagination import PageParams
+from finplat.kit.schemas import UserIdQuery
+from finplat.providers.registry import Providers
+from finplat.routing import CurrentPrincipal, DbSession, api_router
+
+router = api_router(tags=["Cards"])
+
+CONTROL_ERRORS = error_responses(400, 404, 409, 503)
+
+
+def _providers(request: Request) -> Providers:
+    providers: Providers = request.app.state.providers
+    return providers
+
+
+async def _response(session: DbSession, card: Card) -> CardResponse:
+    view = (await service.views(session, [card]))[0]
+    return CardResponse.of(view.card, available=view.available, posted=view.posted)
+
+
+@router.post(
+    "/api/v2/cards",
+    response_model=CardResponse,
+    status_code=status.HTTP_201_CREATED,
+    summary="Order a card",
+    description="Orders a card of the user's tier (`CardTypeId` from "
+    "`GET /api/v2/tiers/card-tier/{tierId}`). The user's base KYC must be approved (409 "
+    "`KYC_NOT_APPROVED`) and their account at the product's provider approved (opened here "
+    "for the card provider and the switch provider's link; the banking provider's must be "
+    "open: 409 `BANKING_ACCOUNT_NOT_ACTIVE`). The card starts `PENDING` and becomes `ACTIVE` "
+    "(virtual) or `INACTIVE` (physical, activate after delivery) once the provider reports "
+    "it produced. Safe to retry with `Idempotency-Key`. The response never carries the full "
+    "number or CVV.",
+    responses=error_responses(400, 404, 409, 503),
+)
+async def cards_order(
+    body: CardOrder,
+    request: Request,
+    session: DbSession,
+    principal: CurrentPrincipal,
+    idempotency_key: IdempotencyKeyHeader = None,
+) -> CardResponse:
+    claim = await claim_request(request, session, principal, idempotency_key)
+    card = await service.order(
+        session, _providers(request), claim=claim, company_id=principal.company_id, body=body
+    )
+    return await _response(session, card)
+
+
+@router.get(
+    "/api/v2/cards",
+    response_model=CardsResponse,
+    summary="List a user's cards",
+    description="Every card of the user, cancelled ones included (status `CANCELLED`), with "
+    "masked numbers only (`cardNo` empty, `cvv` `***`) and balances.",
+    responses=error_responses(400, 404, 503),
+)
+async def cards_list(
+    userId: UserIdQuery, request: Request, session: DbSession, principal: CurrentPrincipal
+) -> CardsResponse:
+    found = await service.list_cards(
+        session, _providers(request), company_id=principal.company_id, user_id=userId
+    )
+    return CardsResponse(
+        Cards=[CardResponse.of(v.card, available=v.available, posted=v.posted) for v in found]
+    )
+
+
+@router.get(
+    "/api/v2/cards/{cardId:int}",
+    response_model=CardResponse,
+    summary="A card's status and safe details",
+    description="Masked number only. A missing user or card is 404; a user of another "
+    "company is 401 (spec). A cancelled card the provider no longer exposes returns its "
+    "local details.",
+    responses=error_responses(400, 404, 503),
+)
+async def cards_detail(
+    cardId: CardIdPath,
+    userId: UserIdQuery,
+    request: Request,
+    session: DbSession,
+    principal: CurrentPrincipal,
+) -> CardResponse:
+    view = await service.detail(
+        session,
+        _providers(request),
+        company_id=principal.company_id,
+        user_id=userId,
+        card_id=cardId,
+    )
+    return CardResponse.of(view.card, available=view.available, posted=view.posted)
+
+
+@router.get(
+    "/api/v2/cards/{cardId:int}/transactions",
+    response_model=CardTransactionsPage,
+    summary="A card's transactions",
+    description="Newest first, from the card's provider. `OccurredAt` is the provider's "
+    "timestamp (ISO 8601, Unix seconds or milliseconds), null when missing or invalid.",
+    responses=error_responses(400, 404, 503),
+)
+async def cards_transactions(
+    cardId: CardIdPath,
+    userId: UserIdQuery,
+    request: Request,
+    session: DbSession,
+    principal: CurrentPrincipal,
+    page: PageParams,
+    types: Annotated[
+        list[CardTransactionType] | None, Query(description="Only these types.")
+    ] = None,
+    statuses: Annotated[
+        list[CardTransactionStatus] | None, Query(description="Only these statuses.")
+    ] = None,
+) -> CardTransactionsPage:
+    card, found = await service.card_transactions(
+        session,
+        _providers(request),
+        company_id=principal.company_id,
+        user_id=userId,
+        card_id=cardId,
+    )
+    wanted_types = {t.value for t in types or []}
+    wanted_statuses = {s.value for s in statuses or []}
+    selected = [
+        t
+        for t in found
+        if (not wanted_types or t.type in wanted_types)
+        and (not wanted_statuses or t.status in wanted_statuses)
+    ]
+    window = selected[page.offset : page.offset + page.page_size + 1]
+    return CardTransactionsPage(
+        Items=[
+            CardTransactionResponse(
+                TransactionId=t.transaction_id,
+                CardId=card.id,
+                Type=CardTransactionType(t.type),
+                Status=CardTransactionStatus(t.status),
+                Amount=from_minor(t.amount_minor, t.currency),
+                Currency=t.currency,
+                Merchant=t.merchant,
+                DeclineReason=t.decline_reason,
+                OccurredAt=parse(t.timestamp),
+            )
+            for t in window[: page.page_size]
+        ],
+        Page=page.page,
+        PageSize=page.page_size,
+        HasMore=len(window) > page.page_size,
+    )
+
+
+async def _card(
+    session: DbSession, principal: CurrentPrincipal, user_id: int, card_id: int
+) -> Card:
+    return await service.user_card(
+        session, company_id=principal.company_id, user_id=user_id, card_id=card_id
+    )
+
+
+@router.post(
+    "/api/v2/cards/{cardId:int}/freeze",
+    response_model=CardResponse,
+    summary="Freeze a card (temporary stop)",
+    description="All providers. An active card becomes `FROZEN` (a frozen one stays so); "
+    "409 `CARD_CANCELLED` or `CARD_STATE_CONFLICT` otherwise.",
+    responses=CONTROL_ERRORS,
+)
+async def cards_freeze(
+    cardId: CardIdPath,
+    userId: UserIdQuery,
+    request: Request,
+    session: DbSession,
+    principal: CurrentPrincipal,
+) -> CardResponse:
+    card = await _card(session, principal, userId, cardId)
+    return await _response(session, await service.freeze(session, _providers(request), card))
+
+
+@router.post(
+    "/api/v2/cards/{cardId:int}/enable",
+    response_model=CardResponse,
+    summary="Re-enable a card",
+    description="A frozen card becomes `ACTIVE`; an auto-locked card is unlocked. A "
+    "system-blocked card is rejected with 409 "
+    "`CARD_SYSTEM_BLOCKED` while its decline fee is unpaid.",
+    responses=CONTROL_ERRORS,
+)
+async def cards_enable(
+    cardId: CardIdPath,
+    userId: UserIdQuery,
+    request: Request,
+    session: DbSession,
+    principal: CurrentPrincipal,
+) -> CardResponse:
+    card = await _card(session, principal, userId, cardId)
+    return await _response(session, await service.enable(session, _providers(request), card))
+
+
+@router.post(
+    "/api/v2/cards/{cardId:int}/activate",
+    response_model=CardResponse,
+    summary="Activate a physical card after delivery",
+    description="A physical card in `INACTIVE` becomes `ACTIVE`; 409 for virtual cards and "
+    "other statuses.",
+    responses=CONTROL_ERRORS,
+)
+async def cards_activate(
+    cardId: CardIdPath,
+    userId: UserIdQuery,
+    request: Request,
+    session: DbSession,
+    principal: CurrentPrincipal,
+) -> CardResponse:
+    card = await _card(session, principal, userId, cardId)
+    return await _response(session, await service.activate(session, _providers(request), card))
+
+
+@router.post(
+    "/api/v2/cards/{cardId:int}/pin",
+    response_model=PinResponse,
+    summary="Set the card's PIN",
+    description="Six digits; 409 `CARD_PIN_TOO_SIMPLE` for six equal digits or a run of "
+    "consecutive digits (123456, 654321, ...). The PIN goes to the provider only: it is "
+    "never echoed, logged or stored by the platform.",
+    responses=CONTROL_ERRORS,
+)
+async def cards_set_pin(
+    cardId: CardIdPath,
+    userId: UserIdQuery,
+    body: PinBody,
+    request: Request,
+    session: DbSession,
+    principal: CurrentPrincipal,
+) -> PinResponse:
+    card = await _card(session, principal, userId, cardId)
+    card = await service.set_pin(session, _providers(request), card, body.Pin)
+    return PinResponse(CardId=card.id, PinSet=card.pin_set)
+
+
+AUTO_LOCK_DOC = (
+    "With auto-lock on, the card locks itself after each approved purchase: the next "
+    "purchases are declined with `AUTO_LOCKED` until the holder unlocks the card with "
+    "`POST /api/v2/cards/{cardId}/enable`. Turning auto-lock off also unlocks it. 409 "
+    "`CARD_CANCELLED` for a cancelled card."
+)
+
+
+def _auto_lock(card: Card) -> CardAutoLockResponseV2:
+    return CardAutoLockResponseV2(
+        CardId=card.id,
+        AutoLockEnabled=card.auto_lock_enabled,
+        Status=CardStatus(card.status),
+        UpdatedAt=card.updated_at,
+    )
+
+
+@router.put(
+    "/api/v2/cards/{cardId:int}/auto-lock",
+    response_model=CardAutoLockResponseV2,
+    summary="Turn auto-lock on or off",
+    description=AUTO_LOCK_DOC,
+    responses=error_responses(400, 404, 409, 503),
+)
+async def cards_put_auto_lock(
+    cardId: CardIdPath,
+    userId: UserIdQuery,
+    body: AutoLockBody,
+    request: Request,
+    session: DbSession,
+    principal: CurrentPrincipal,
+) -> CardAutoLockResponseV2:
+    card = await _card(session, principal, userId, cardId)
+    return _auto_lock(await service.set_auto_lock(session, _providers(request), card, body.enabled))
+
+
+@router.post(
+    "/api/v2/cards/{cardId:int}/auto-lock/enable",
+    response_model=CardAutoLockResponseV2,
+    summary="Turn auto-lock on",
+    description=AUTO_LOCK_DOC,
+    responses=error_responses(400, 404, 409, 503),
+)
+async def cards_enable_auto_lock(
+    cardId: CardIdPath,
+    userId: UserIdQuery,
+    request: Request,
+    session: DbSession,
+    principal: CurrentPrincipal,
+) -> CardAutoLockResponseV2:
+    card = await _card(session, principal, userId, cardId)
+    return _auto_lock(await service.set_auto_lock(session, _providers(request), card, True))
+
+
+@router.post(
+    "/api/v2/cards/{cardId:int}/auto-lock/disable",
+    response_model=CardAutoLockResponseV2,
+    summary="Turn auto-lock off",
+    description=AUTO_LOCK_DOC,
+    responses=error_responses(400, 404, 409, 503),
+)
+async def cards_disable_auto_lock(
+    cardId: CardIdPath,
+    userId: UserIdQuery,
+    request: Request,
+    session: DbSession,
+    principal: CurrentPrincipal,
+) -> CardAutoLockResponseV2:
+    card = await _card(session, principal, userId, cardId)
+    return _auto_lock(await service.set_auto_lock(session, _providers(request), card, False))
+
+
+@router.delete(
+    "/api/v2/cards/{cardId:int}",
+    response_model=CardResponse,
+    summary="Cancel a card permanently",
+    description="Card-provider cards only (409 `CARD_CANCELLATION_NOT_SUPPORTED` for the "
+    "others). An unpaid decline fee is collected from the card first (what it cannot pay is "
+    "written off, `declineFeeWrittenOff` in the event); the rest of its balance returns to "
+    "the company master account (an unload, with the tier's unload fee); money held by a "
+    "pending purchase keeps it open (409 "
+    "`CARD_BALANCE_NOT_ZERO`). The card becomes `CANCELLED` and `card.deleted` is sent with "
+    "`newStatus` `CANCELLED`. Safe to retry after a provider timeout.",
+    responses=CONTROL_ERRORS,
+)
+async def cards_cancel(
+    cardId: CardIdPath,
+    userId: UserIdQuery,
+    request: Request,
+    session: DbSession,
+    principal: CurrentPrincipal,
+) -> CardResponse:
+    card = await _card(session, principal, userId, cardId)
+    return await _response(session, await service.cancel(session, _providers(request), card))
+
+
+@router.get(
+    "/api/v2/cards/{cardId:int}/widget",
+    response_model=WidgetResponse,
+    summary="A secure widget URL showing the full card details",
+    description="The provider's page, the only place the full number and CVV appear. "
+    "Single use, valid for 60 seconds.",
+    responses=CONTROL_ERRORS,
+)
+async def cards_widget(
+    cardId: CardIdPath,
+    userId: UserIdQuery,
+    request: Request,
+    session: DbSession,
+    principal: CurrentPrincipal,
+) -> WidgetResponse:
+    card = await _card(session, principal, userId, cardId)
+    settings: Settings = request.app.state.settings
+    base_url = settings.public_base_url or str(request.base_url)
+    found = await service.widget(session, _providers(request), card, base_url=base_url)
+    return WidgetResponse(Url=found.url, ExpiresAt=found.expires_at)

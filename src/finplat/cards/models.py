@@ -1,0 +1,58 @@
+"""Cards as the platform knows them: who holds them, which product and provider, their status
+and the ledger account that mirrors their balance. Never the full card number or the CVV:
+only the masked number the provider returned (at most the first six and last four digits)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import BigInteger, Boolean, ForeignKey, Index, String, Text, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column
+
+from finplat.db.base import Base, BigIntId, CompanyOwned, Timestamped
+
+
+class Card(CompanyOwned, Timestamped, Base):
+    __tablename__ = "cards"
+    __table_args__ = (
+        Index("ix_cards_company_user", "company_id", "user_id", "id"),
+        UniqueConstraint("company_id", "provider", "provider_key"),
+    )
+
+    id: Mapped[int] = mapped_column(BigIntId, primary_key=True, autoincrement=True)
+    user_id: Mapped[int] = mapped_column(
+        BigIntId, ForeignKey("users.id", ondelete="CASCADE"), index=True
+    )
+    card_product_id: Mapped[int] = mapped_column(
+        BigIntId, ForeignKey("card_products.id", ondelete="RESTRICT")
+    )
+    tier_id: Mapped[int] = mapped_column(BigIntId, ForeignKey("tiers.id", ondelete="RESTRICT"))
+    provider: Mapped[str] = mapped_column(String(16))
+    # The key the provider was given to issue it: finds the card after a lost answer.
+    provider_key: Mapped[str] = mapped_column(String(64))
+    provider_card_id: Mapped[str | None] = mapped_column(String(64), default=None, index=True)
+    external_card_id: Mapped[str | None] = mapped_column(String(255), default=None)
+    nickname: Mapped[str | None] = mapped_column(String(100), default=None)
+    card_type: Mapped[str] = mapped_column(String(16))  # VIRTUAL | PHYSICAL
+    status: Mapped[str] = mapped_column(String(24))
+    currency: Mapped[str] = mapped_column(String(8))
+    auto_lock_enabled: Mapped[bool] = mapped_column(Boolean, default=False)
+    budget_id: Mapped[str | None] = mapped_column(String(32), default=None)  # bankprov cards
+    masked_number: Mapped[str | None] = mapped_column(String(19), default=None)
+    last4: Mapped[str | None] = mapped_column(String(4), default=None)
+    expiry_month: Mapped[int | None] = mapped_column(default=None)
+    expiry_year: Mapped[int | None] = mapped_column(default=None)
+    phone: Mapped[str] = mapped_column(String(20))
+    delivery_address: Mapped[str | None] = mapped_column(Text, default=None)  # JSON
+    design_id: Mapped[str | None] = mapped_column(String(64), default=None)
+    # Mirrors the balance the provider holds for the card (never negative).
+    ledger_account_id: Mapped[int | None] = mapped_column(
+        BigIntId, ForeignKey("ledger_accounts.id", ondelete="RESTRICT"), default=None
+    )
+    # Persisted so a card the provider no longer lists still shows its last known balance.
+    last_balance_minor: Mapped[int] = mapped_column(BigInteger, default=0)
+    outstanding_fee_minor: Mapped[int] = mapped_column(BigInteger, default=0)
+    pin_set: Mapped[bool] = mapped_column(Boolean, default=False)
+    shipped_at: Mapped[datetime | None] = mapped_column(default=None)
+    activated_at: Mapped[datetime | None] = mapped_column(default=None)
+    cancelled_at: Mapped[datetime | None] = mapped_column(default=None)

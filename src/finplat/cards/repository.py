@@ -1,0 +1,42 @@
+"""All SQL of the cards domain."""
+
+from __future__ import annotations
+
+from sqlalchemy import exists, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from finplat.cards.models import Card
+from finplat.db.repository import CompanyRepository
+from finplat.users.models import User
+
+
+class CardRepository(CompanyRepository[Card]):
+    model = Card
+
+    async def by_provider_key(self, provider: str, key: str) -> Card | None:
+        stmt = self.scoped().where(Card.provider == provider, Card.provider_key == key)
+        return (await self.session.execute(stmt)).scalar_one_or_none()
+
+    async def by_provider_card(self, provider: str, provider_card_id: str) -> Card | None:
+        stmt = self.scoped().where(
+            Card.provider == provider, Card.provider_card_id == provider_card_id
+        )
+        return (await self.session.execute(stmt)).scalar_one_or_none()
+
+    async def of_user(self, user_id: int, card_id: int, *, lock: bool = False) -> Card | None:
+        stmt = self.scoped().where(Card.id == card_id, Card.user_id == user_id)
+        if lock:
+            stmt = stmt.with_for_update()
+        return (await self.session.execute(stmt)).scalar_one_or_none()
+
+    async def list_of_user(self, user_id: int) -> list[Card]:
+        stmt = self.scoped().where(Card.user_id == user_id).order_by(Card.id)
+        return list((await self.session.execute(stmt)).scalars())
+
+
+async def user_of_another_company(session: AsyncSession, *, company_id: int, user_id: int) -> bool:
+    """Whether `user_id` is a user of some other company (Core, outside the tenant guard: only
+    the fact is read, never the row)."""
+    users = User.__table__
+    stmt = select(exists().where(users.c.id == user_id, users.c.company_id != company_id))
+    return bool((await session.execute(stmt)).scalar())

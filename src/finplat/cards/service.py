@@ -1,0 +1,651 @@
+"""The card lifecycle: order, read, list, controls and cancellation.
+
+Every provider call goes through `call_provider` (which commits first: nothing is locked
+across it); local state is written after the provider answered. The platform never sees the
+full card number or CVV, and never keeps or logs a PIN (only `pin_set`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from dataclasses import asdict, dataclass
+from decimal import Decimal
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from finplat.banking import accounts as banking_accounts
+from finplat.cards import decline_fees, funding, timestamps
+from finplat.cards.errors import CardCancelled, CardNotFound
+from finplat.cards.models import Card
+from finplat.cards.repository import CardRepository, user_of_another_company
+from finplat.cards.schemas import PHYSICAL_DESIGNS, CardOrder, CardStatus
+from finplat.errors import ApiError, Conflict, NotFound, Unauthorized
+from finplat.events import service as events
+from finplat.idempotency.service import Claim
+from finplat.kit.clock import utcnow
+from finplat.kit.money import from_minor
+from finplat.kyc.approval import require_base_approval
+from finplat.ledger import repository as ledger_repository
+from finplat.ledger import service as ledger
+from finplat.providers.calls import call_provider
+from finplat.providers.cards.base import (
+    CardAction,
+    CardProgram,
+    DeliveryAddress,
+    ProviderCard,
+    ProviderCardStatus,
+    ProviderCardTransaction,
+    WidgetSession,
+)
+from finplat.providers.errors import ProviderRejected
+from finplat.providers.names import BankProvider
+from finplat.providers.registry import Providers, configured
+from finplat.provisioning import card_accounts, statuses
+from finplat.provisioning import service as provisioning
+from finplat.tiers.repository import CardProductRepository
+from finplat.users import service as users
+
+CARD_LEDGER_CODE = "card"
+WIDGET_TTL_SECONDS = 60
+S = CardStatus
+PROVIDER_STATUS = {
+    ProviderCardStatus.PENDING: S.PENDING,
+    ProviderCardStatus.INACTIVE: S.INACTIVE,
+    ProviderCardStatus.ACTIVE: S.ACTIVE,
+    ProviderCardStatus.FROZEN: S.FROZEN,
+    ProviderCardStatus.BLOCKED: S.SYSTEM_BLOCKED,
+    ProviderCardStatus.CANCELLED: S.CANCELLED,
+}
+
+
+# ------------------------------------------------------------------------------------ errors
+
+
+class CardTypeNotFound(NotFound):
+    code = "CARD_TYPE_NOT_FOUND"
+    message = "No card product with that CardTypeId."
+
+
+class UserOfAnotherCompany(Unauthorized):
+    code = "USER_OUTSIDE_COMPANY"
+    message = "The user does not belong to the authenticated company."
+
+
+class CardRuleConflict(Conflict):
+    code = "CARD_ORDER_CONFLICT"
+
+
+def _conflict(code: str, message: str) -> ApiError:
+    return CardRuleConflict(message, code=code)
+
+
+class CardSystemBlocked(Conflict):
+    code = "CARD_SYSTEM_BLOCKED"
+    message = "The card is blocked until its outstanding decline fee is paid."
+
+
+class CardStateConflict(Conflict):
+    code = "CARD_STATE_CONFLICT"
+
+
+class PinTooSimple(Conflict):
+    code = "CARD_PIN_TOO_SIMPLE"
+    message = "The PIN is too easy to guess: no six equal digits and no consecutive run."
+
+
+# ------------------------------------------------------------------------------------ helpers
+
+
+def program_of(providers: Providers, provider: str) -> CardProgram:
+    return configured(providers.card_programs.get(provider), f"No {provider} card provider.")
+
+
+def _state(card: Card, message: str) -> CardStateConflict:
+    return CardStateConflict(f"{message} (the card is {card.status}).")
+
+
+async def holder_account_id(
+    session: AsyncSession, providers: Providers, *, company_id: int, user_id: int, provider: str
+) -> str:
+    """The user's account at the card's provider (opened for the first card if needed)."""
+    if provider == BankProvider.BANKPROV.value:
+        account = await banking_accounts.banking_account(
+            session, company_id=company_id, user_id=user_id
+        )
+    else:
+        ensure = (
+            card_accounts.provision_card_account
+            if provider == BankProvider.CARDPROV.value
+            else card_accounts.ensure_switch_link
+        )
+        account = (await ensure(session, providers, company_id=company_id, user_id=user_id)).account
+        if account.status != statuses.APPROVED or account.provider_account_id is None:
+            raise _conflict(
+                "CARD_PROVIDER_ACCOUNT_NOT_APPROVED",
+                f"The user's {provider} account is not approved yet ({account.status}).",
+            )
+    assert account.provider_account_id is not None
+    return account.provider_account_id
+
+
+def pin_too_simple(pin: str) -> bool:
+    """Six equal digits, or six consecutive digits going up or down (wrapping not allowed)."""
+    if len(set(pin)) == 1:
+        return True
+    steps = {int(b) - int(a) for a, b in itertools.pairwise(pin)}
+    return steps in ({1}, {-1})
+
+
+# ------------------------------------------------------------------------------------- order
+
+
+async def order(
+    session: AsyncSession, providers: Providers, *, claim: Claim, company_id: int, body: CardOrder
+) -> Card:
+    user = await require_base_approval(session, company_id=company_id, user_id=body.UserId)
+    product = await CardProductRepository(session, company_id).get(body.CardTypeId)
+    if product is None:
+        raise CardTypeNotFound()
+    if product.tier_id != user.tier_id:
+        raise _conflict(
+            "CARD_TYPE_NOT_IN_TIER", "The card product does not belong to the user's tier."
+        )
+    provider = product.provider
+    if provider == BankProvider.BANKPROV.value:
+        if body.BudgetId is None:
+            raise _conflict("CARD_BUDGET_REQUIRED", "Banking-provider cards need a BudgetId.")
+        budget = await banking_accounts.user_budget(
+            session, company_id=company_id, user_id=user.id, budget_id=body.BudgetId
+        )
+        provider_budget_id: str | None = budget.provider_budget_id
+    else:
+        if body.BudgetId is not None:
+            raise _conflict(
+                "CARD_BUDGET_NOT_ALLOWED", "Only banking-provider cards draw on a budget."
+            )
+        provider_budget_id = None
+    if product.card_type == "PHYSICAL":
+        if body.DeliveryAddress is None:
+            raise _conflict(
+                "CARD_DELIVERY_ADDRESS_REQUIRED", "Physical cards need a DeliveryAddress."
+            )
+        if body.DesignId is None or body.DesignId.value not in PHYSICAL_DESIGNS:
+            raise _conflict(
+                "CARD_DESIGN_REQUIRED",
+                f"Physical cards need a DesignId: one of {', '.join(PHYSICAL_DESIGNS)}.",
+            )
+    elif body.DesignId is not None or body.DeliveryAddress is not None:
+        raise _conflict(
+            "CARD_DESIGN_NOT_OFFERED", "Virtual cards take no DesignId and no DeliveryAddress."
+        )
+    if body.Currency is not None and body.Currency.value != product.currency:
+        raise _conflict(
+            "CARD_CURRENCY_MISMATCH", f"The card product is issued in {product.currency}."
+        )
+    key = claim.derived_key("card-order")
+    repo = CardRepository(session, company_id)
+    existing = await repo.by_provider_key(provider, key)
+    if existing is not None:
+        return existing
+    holder = await holder_account_id(
+        session, providers, company_id=company_id, user_id=user.id, provider=provider
+    )
+    program = program_of(providers, provider)
+    address = (
+        DeliveryAddress(
+            name=body.DeliveryAddress.Name,
+            line1=body.DeliveryAddress.Line1,
+            line2=body.DeliveryAddress.Line2,
+            city=body.DeliveryAddress.City,
+            postal_code=body.DeliveryAddress.PostalCode,
+            country=body.DeliveryAddress.Country,
+            state=body.DeliveryAddress.State,
+        )
+        if body.DeliveryAddress is not None
+        else None
+    )
+    card_type, currency, nickname = product.card_type, product.currency, body.CardName
+    design = body.DesignId.value if body.DesignId is not None else None
+    issued = await call_provider(
+        session,
+        providers.policy,
+        provider=provider,
+        operation="issue_card",
+        call=lambda: program.issue_card(
+            company_id=company_id,
+            idempotency_key=key,
+            holder_account_id=holder,
+            card_type=card_type,
+            currency=currency,
+            nickname=nickname,
+            budget_id=provider_budget_id,
+            delivery_address=address,
+            design_id=design,
+        ),
+        idempotent=True,
+    )
+    if body.AutoLockEnabled:
+        issued_ref = issued.card_id
+        await call_provider(
+            session,
+            providers.policy,
+            provider=provider,
+            operation="set_auto_lock",
+            call=lambda: program.set_auto_lock(
+                company_id=company_id, card_id=issued_ref, enabled=True
+            ),
+            idempotent=True,
+        )
+    existing = await repo.by_provider_key(provider, key)
+    if existing is not None:
+        return existing
+    card = await repo.add(
+        Card(
+            user_id=user.id,
+            card_product_id=product.id,
+            tier_id=product.tier_id,
+            provider=provider,
+            provider_key=key,
+            provider_card_id=issued.card_id,
+            external_card_id=body.ExternalCardId,
+            nickname=nickname,
+            card_type=card_type,
+            status=PROVIDER_STATUS[issued.status].value,
+            currency=currency,
+            auto_lock_enabled=body.AutoLockEnabled,
+            budget_id=body.BudgetId,
+            masked_number=issued.masked_number,
+            last4=issued.last4,
+            expiry_month=issued.expiry_month,
+            expiry_year=issued.expiry_year,
+            phone=body.Phone,
+            delivery_address=json.dumps(asdict(address)) if address else None,
+            design_id=design,
+            last_balance_minor=issued.balance_minor,
+        )
+    )
+    account = await ledger.account(
+        session,
+        company_id=company_id,
+        code=CARD_LEDGER_CODE,
+        owner_type="card",
+        owner_id=str(card.id),
+        currency=currency,
+    )
+    card.ledger_account_id = account.id
+    await session.flush()
+    return card
+
+
+# -------------------------------------------------------------------------------------- read
+
+
+@dataclass(frozen=True)
+class CardView:
+    card: Card
+    available: Decimal
+    posted: Decimal
+
+
+async def views(session: AsyncSession, cards: list[Card]) -> list[CardView]:
+    ids = [c.ledger_account_id for c in cards if c.ledger_account_id is not None]
+    totals: dict[int, ledger.Balance] = {}
+    if ids:
+        company_id = cards[0].company_id
+        accounts = await ledger_repository.accounts_by_id(
+            session, company_id=company_id, account_ids=ids
+        )
+        for balance in await ledger.balances(
+            session, company_id=company_id, accounts=list(accounts.values())
+        ):
+            totals[balance.account_id] = balance
+    found = []
+    for card in cards:
+        found_balance = totals.get(card.ledger_account_id or 0)
+        available = found_balance.available if found_balance else card.last_balance_minor
+        posted = found_balance.posted if found_balance else card.last_balance_minor
+        found.append(
+            CardView(
+                card,
+                from_minor(available, card.currency),
+                from_minor(posted, card.currency),
+            )
+        )
+    return found
+
+
+async def user_card(
+    session: AsyncSession,
+    *,
+    company_id: int,
+    user_id: int,
+    card_id: int,
+    lock: bool = False,
+    outsider_401: bool = False,
+) -> Card:
+    """The user's card: 404 for a missing user or card. With `outsider_401` (card detail,
+    per spec), a user of another company is 401 instead."""
+    try:
+        await users.get_user(session, company_id=company_id, user_id=user_id)
+    except NotFound:
+        if outsider_401 and await user_of_another_company(
+            session, company_id=company_id, user_id=user_id
+        ):
+            raise UserOfAnotherCompany() from None
+        raise
+    card = await CardRepository(session, company_id).of_user(user_id, card_id, lock=lock)
+    if card is None:
+        raise CardNotFound()
+    return card
+
+
+def _adopt(card: Card, seen: ProviderCard) -> None:
+    """What the provider reports: balance and, for a card still waiting for production, its
+    produced status (in case its callback has not arrived yet)."""
+    card.last_balance_minor = seen.balance_minor
+    if card.status == S.PENDING and seen.status in (
+        ProviderCardStatus.ACTIVE,
+        ProviderCardStatus.INACTIVE,
+    ):
+        card.status = PROVIDER_STATUS[seen.status].value
+
+
+async def detail(
+    session: AsyncSession, providers: Providers, *, company_id: int, user_id: int, card_id: int
+) -> CardView:
+    card = await user_card(
+        session, company_id=company_id, user_id=user_id, card_id=card_id, outsider_401=True
+    )
+    if card.status != S.CANCELLED and card.provider_card_id is not None:
+        program = program_of(providers, card.provider)
+        ref, local_id = card.provider_card_id, card.id
+        try:
+            seen = await call_provider(
+                session,
+                providers.policy,
+                provider=card.provider,
+                operation="card",
+                call=lambda: program.card(company_id=company_id, card_id=ref),
+                idempotent=True,
+            )
+        except ProviderRejected as exc:
+            if exc.status != 404:
+                raise
+            seen = None
+        card = await user_card(
+            session, company_id=company_id, user_id=user_id, card_id=local_id, lock=True
+        )
+        if seen is not None:
+            _adopt(card, seen)
+            await session.flush()
+    return (await views(session, [card]))[0]
+
+
+async def list_cards(
+    session: AsyncSession, providers: Providers, *, company_id: int, user_id: int
+) -> list[CardView]:
+    """Every local card of the user; what the providers still list refreshes the persisted
+    balance, and cards they omit (cancelled ones, banking-provider cards kept locally) show
+    their persisted details."""
+    await users.get_user(session, company_id=company_id, user_id=user_id)
+    repo = CardRepository(session, company_id)
+    cards = await repo.list_of_user(user_id)
+    for provider in sorted({c.provider for c in cards if c.status != S.CANCELLED}):
+        account = await provisioning.find(
+            session, company_id=company_id, user_id=user_id, provider=BankProvider(provider)
+        )
+        if account is None or account.provider_account_id is None:
+            continue
+        program, holder = program_of(providers, provider), account.provider_account_id
+        listed = await call_provider(
+            session,
+            providers.policy,
+            provider=provider,
+            operation="list_cards",
+            call=lambda program=program, holder=holder: program.list_cards(  # type: ignore[misc]
+                company_id=company_id, holder_account_id=holder
+            ),
+            idempotent=True,
+        )
+        by_ref = {c.card_id: c for c in listed}
+        for card in await repo.list_of_user(user_id):
+            if card.provider == provider and card.provider_card_id in by_ref:
+                _adopt(card, by_ref[card.provider_card_id])
+        await session.flush()
+    return await views(session, await repo.list_of_user(user_id))
+
+
+async def card_transactions(
+    session: AsyncSession, providers: Providers, *, company_id: int, user_id: int, card_id: int
+) -> tuple[Card, list[ProviderCardTransaction]]:
+    card = await user_card(session, company_id=company_id, user_id=user_id, card_id=card_id)
+    if card.provider_card_id is None:
+        return card, []
+    program, ref = program_of(providers, card.provider), card.provider_card_id
+    try:
+        found = await call_provider(
+            session,
+            providers.policy,
+            provider=card.provider,
+            operation="card_transactions",
+            call=lambda: program.transactions(company_id=company_id, card_id=ref),
+            idempotent=True,
+        )
+    except ProviderRejected as exc:
+        if exc.status != 404:
+            raise
+        found = []
+    return card, found
+
+
+parse_timestamp = timestamps.parse
+
+
+# ---------------------------------------------------------------------------------- controls
+
+
+async def _change(
+    session: AsyncSession, providers: Providers, card: Card, action: CardAction
+) -> Card:
+    program = program_of(providers, card.provider)
+    company_id, user_id, card_id = card.company_id, card.user_id, card.id
+    ref = card.provider_card_id
+    if ref is None:
+        raise _state(card, "The provider has not issued the card yet")
+    changed = await call_provider(
+        session,
+        providers.policy,
+        provider=card.provider,
+        operation="change_status",
+        call=lambda: program.change_status(company_id=company_id, card_id=ref, action=action),
+        idempotent=True,
+    )
+    fresh = await user_card(
+        session, company_id=company_id, user_id=user_id, card_id=card_id, lock=True
+    )
+    fresh.status = PROVIDER_STATUS[changed.status].value
+    fresh.last_balance_minor = changed.balance_minor
+    fresh.updated_at = utcnow()
+    await session.flush()
+    return fresh
+
+
+def _not_cancelled(card: Card) -> None:
+    if card.status == S.CANCELLED:
+        raise CardCancelled()
+
+
+async def freeze(session: AsyncSession, providers: Providers, card: Card) -> Card:
+    _not_cancelled(card)
+    if card.status == S.FROZEN:
+        return card
+    if card.status != S.ACTIVE:
+        raise _state(card, "Only an active card can be frozen")
+    return await _change(session, providers, card, CardAction.FREEZE)
+
+
+async def enable(session: AsyncSession, providers: Providers, card: Card) -> Card:
+    _not_cancelled(card)
+    if card.status == S.SYSTEM_BLOCKED:
+        if card.outstanding_fee_minor > 0:
+            raise CardSystemBlocked()
+        return await _change(session, providers, card, CardAction.UNBLOCK)
+    if card.status == S.ACTIVE and not card.auto_lock_enabled:
+        return card
+    if card.status not in (S.ACTIVE, S.FROZEN):
+        raise _state(card, "Only a frozen card can be enabled")
+    # An active card with auto-lock on may be locked at the provider: enabling unlocks it.
+    return await _change(session, providers, card, CardAction.UNFREEZE)
+
+
+async def activate(session: AsyncSession, providers: Providers, card: Card) -> Card:
+    _not_cancelled(card)
+    if card.card_type != "PHYSICAL":
+        raise _state(card, "Only physical cards are activated")
+    if card.status == S.ACTIVE:
+        return card
+    if card.status != S.INACTIVE:
+        raise _state(card, "Only a delivered physical card awaiting activation can be activated")
+    card = await _change(session, providers, card, CardAction.ACTIVATE)
+    card.activated_at = utcnow()
+    return card
+
+
+async def set_pin(session: AsyncSession, providers: Providers, card: Card, pin: str) -> Card:
+    _not_cancelled(card)
+    if card.status == S.PENDING or card.provider_card_id is None:
+        raise _state(card, "The card is not issued yet")
+    if pin_too_simple(pin):
+        raise PinTooSimple()
+    program = program_of(providers, card.provider)
+    company_id, user_id, card_id, ref = (
+        card.company_id,
+        card.user_id,
+        card.id,
+        card.provider_card_id,
+    )
+    await call_provider(
+        session,
+        providers.policy,
+        provider=card.provider,
+        operation="set_pin",
+        call=lambda: program.set_pin(company_id=company_id, card_id=ref, pin=pin),
+        idempotent=True,
+    )
+    fresh = await user_card(
+        session, company_id=company_id, user_id=user_id, card_id=card_id, lock=True
+    )
+    fresh.pin_set = True
+    fresh.updated_at = utcnow()
+    await session.flush()
+    return fresh
+
+
+async def set_auto_lock(
+    session: AsyncSession, providers: Providers, card: Card, enabled: bool
+) -> Card:
+    """The provider enforces auto-lock (it locks the card after each approved purchase and
+    declines `AUTO_LOCKED` until `enable`); the platform keeps the flag it was given."""
+    _not_cancelled(card)
+    if card.provider_card_id is None:
+        raise _state(card, "The provider has not issued the card yet")
+    program = program_of(providers, card.provider)
+    company_id, user_id, card_id, ref = (
+        card.company_id,
+        card.user_id,
+        card.id,
+        card.provider_card_id,
+    )
+    await call_provider(
+        session,
+        providers.policy,
+        provider=card.provider,
+        operation="set_auto_lock",
+        call=lambda: program.set_auto_lock(company_id=company_id, card_id=ref, enabled=enabled),
+        idempotent=True,
+    )
+    fresh = await user_card(
+        session, company_id=company_id, user_id=user_id, card_id=card_id, lock=True
+    )
+    if fresh.auto_lock_enabled != enabled:
+        fresh.auto_lock_enabled = enabled
+        fresh.updated_at = utcnow()
+        await session.flush()
+    return fresh
+
+
+async def cancel(session: AsyncSession, providers: Providers, card: Card) -> Card:
+    """Permanent cancellation, card-provider cards only; emits `card.deleted`. Fundings left
+    pending by a provider timeout are settled first; an unpaid decline fee is collected from
+    the card's balance (`decline_fees.collect_for_cancellation`); the rest of the balance goes
+    back to the company master account (`funding.unload_for_cancellation`); money still held by
+    a pending purchase keeps the card open (409 `CARD_BALANCE_NOT_ZERO`). Once the provider has
+    cancelled the card, the fee it could not pay is written off (`decline_fees.write_off`),
+    reported as `declineFeeWrittenOff` in `card.deleted`."""
+    _not_cancelled(card)
+    if card.provider != BankProvider.CARDPROV.value:
+        raise _conflict(
+            "CARD_CANCELLATION_NOT_SUPPORTED",
+            "Only card-provider cards can be cancelled permanently.",
+        )
+    company_id, user_id, card_id = card.company_id, card.user_id, card.id
+    await decline_fees.collect_for_cancellation(session, providers, card)
+    await funding.unload_for_cancellation(session, providers, card)
+    card = await user_card(
+        session, company_id=company_id, user_id=user_id, card_id=card_id, lock=True
+    )
+    _not_cancelled(card)
+    view = (await views(session, [card]))[0]
+    if view.posted != 0 or view.available != 0:
+        raise _conflict(
+            "CARD_BALANCE_NOT_ZERO",
+            "Money held by a pending purchase keeps the card open; try again once it settles.",
+        )
+    previous = card.status
+    if card.provider_card_id is None:
+        raise _state(card, "The provider has not issued the card yet")
+    card = await _change(session, providers, card, CardAction.CANCEL)
+    card.cancelled_at = utcnow()
+    # In the transaction that records the cancellation: a card the provider did not cancel
+    # still owes its fee (and stays blocked).
+    written_off = await decline_fees.write_off(session, card)
+    await events.record(
+        session,
+        company_id=card.company_id,
+        type_="card.deleted",
+        domain="card",
+        provider=card.provider,
+        data={
+            "cardId": card.id,
+            "userId": card.user_id,
+            "previousStatus": previous,
+            "newStatus": S.CANCELLED.value,
+            "declineFeeWrittenOff": from_minor(written_off, card.currency),
+        },
+    )
+    await session.flush()
+    return card
+
+
+async def widget(
+    session: AsyncSession, providers: Providers, card: Card, *, base_url: str
+) -> WidgetSession:
+    _not_cancelled(card)
+    if card.status == S.PENDING or card.provider_card_id is None:
+        raise _state(card, "The card is not issued yet")
+    program, company_id, ref = (
+        program_of(providers, card.provider),
+        card.company_id,
+        card.provider_card_id,
+    )
+    return await call_provider(
+        session,
+        providers.policy,
+        provider=card.provider,
+        operation="widget",
+        call=lambda: program.widget(
+            company_id=company_id, card_id=ref, ttl_seconds=WIDGET_TTL_SECONDS, base_url=base_url
+        ),
+        idempotent=False,
+    )
