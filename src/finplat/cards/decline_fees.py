@@ -1,0 +1,206 @@
+"""Decline fees: a declined purchase costs the tier's decline fee (when one is configured and
+the decline happened on or after 2026-07-01), on card-provider cards only.
+
+The fee is taken from the card (provider unload keyed by the declined transaction; ledger
+card -> fee revenue). When the card cannot pay it, nothing is taken: the card becomes
+`SYSTEM_BLOCKED` (blocked at the provider) with the fee outstanding; enabling it is refused
+until a top-up pays the fee first (`funding.topup`), which unblocks it.
+
+Cancelling a card settles what it still owes: the outstanding fee is collected from what the
+card holds before the rest goes back to the master account (`collect_for_cancellation`), and
+whatever it cannot pay is written off when the provider has cancelled it (`write_off`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from finplat.cards import fees, funding
+from finplat.cards.funding import CANCELLATION, RESERVED, FundingKind, FundingStatus
+from finplat.cards.models import Card
+from finplat.cards.models_funding import CardFunding
+from finplat.idempotency.service import Claim
+from finplat.kit.clock import utcnow
+from finplat.kit.money import Money
+from finplat.ledger import service as ledger
+from finplat.ledger.core import Leg
+from finplat.ledger.service import CompanyAccount
+from finplat.providers.calls import call_provider
+from finplat.providers.cards.base import CardAction
+from finplat.providers.registry import Providers
+
+CARD_PROVIDER = "cardprov"
+
+
+def _key(card: Card, transaction_id: str) -> str:
+    digest = hashlib.sha256(f"{card.company_id}\x1f{transaction_id}".encode()).hexdigest()
+    return f"df_{digest[:40]}"
+
+
+async def charge(
+    session: AsyncSession, providers: Providers, *, card: Card, transaction_id: str
+) -> tuple[int, bool]:
+    """Charge the decline fee of one declined transaction: (fee, blocked)."""
+    if card.provider != CARD_PROVIDER or card.status == funding.CANCELLED:
+        return 0, False
+    schedule = await fees.schedule_for(session, company_id=card.company_id, tier_id=card.tier_id)
+    fee = fees.decline_fee_due(schedule)
+    if fee == 0:
+        return 0, False
+    company_id, card_id = card.company_id, card.id
+    locked = await funding.find_card(session, company_id=company_id, card_id=card_id, lock=True)
+    account = await funding.card_account(session, locked)
+    held = await ledger.balance(session, company_id=company_id, account_id=account.id)
+    program = funding.program_of(providers, locked)
+    card_ref = funding.provider_card_id(locked)
+    if held.available >= fee:
+        revenue = await ledger.company_account(
+            session, company_id=company_id, kind=CompanyAccount.FEE_REVENUE, currency=card.currency
+        )
+        key = _key(locked, transaction_id)
+        pending = await ledger.create_pending(
+            session,
+            company_id=company_id,
+            legs=[Leg(account.id, -fee), Leg(revenue.id, fee)],
+            code="card.decline_fee",
+            expires_at=None,
+            reference=key,
+            details={"cardId": card_id, "transactionId": transaction_id},
+        )
+        row = CardFunding(
+            company_id=company_id,
+            card_id=card_id,
+            kind=FundingKind.DECLINE_FEE.value,
+            status=FundingStatus.PENDING.value,
+            currency=card.currency,
+            amount_minor=fee,
+            fee_minor=fee,
+            provider_key=key,
+            ledger_pending_id=pending.transfer_id,
+        )
+        session.add(row)
+        await session.flush()
+        # The funding's own resumption: a refusal voids the reservation, a timeout leaves it
+        # pending for `funding.settle_pending`.
+        claim = Claim(
+            company_id=company_id,
+            key=key,
+            token="",
+            recovery_point=RESERVED,
+            state={"funding_id": row.id},
+        )
+        await funding.unload(
+            session,
+            providers,
+            claim=claim,
+            company_id=company_id,
+            card_id=card_id,
+            money=Money(fee, card.currency),
+        )
+        return fee, False
+    locked.outstanding_fee_minor += fee
+    locked.status = funding.SYSTEM_BLOCKED
+    await call_provider(
+        session,
+        providers.policy,
+        provider=card.provider,
+        operation="change_status",
+        call=lambda: program.change_status(
+            company_id=company_id, card_id=card_ref, action=CardAction.BLOCK
+        ),
+        idempotent=True,
+    )
+    return fee, True
+
+
+async def collect_for_cancellation(session: AsyncSession, providers: Providers, card: Card) -> int:
+    """Collect the card's unpaid decline fee from its available balance before it is
+    cancelled (at most what it holds): a `DECLINE_FEE` funding, card -> fee revenue, reserved
+    and then posted on the provider's unload, like `charge`. Returns what it collected.
+
+    Safe to repeat after a provider timeout: the pending collection is settled first
+    (`funding.settle_pending`) and only what is still owed is collected again."""
+    company_id, card_id = card.company_id, card.id
+    await funding.settle_pending(session, providers, company_id=company_id, card_id=card_id)
+    locked = await funding.find_card(session, company_id=company_id, card_id=card_id, lock=True)
+    if locked.outstanding_fee_minor <= 0 or locked.status == funding.CANCELLED:
+        return 0
+    funding.provider_card_id(locked)
+    account = await funding.card_account(session, locked)
+    held = await ledger.balance(session, company_id=company_id, account_id=account.id)
+    fee = min(locked.outstanding_fee_minor, held.available)
+    if fee <= 0:
+        return 0
+    revenue = await ledger.company_account(
+        session, company_id=company_id, kind=CompanyAccount.FEE_REVENUE, currency=locked.currency
+    )
+    earlier = await funding.cancellation_fundings(session, locked, FundingKind.DECLINE_FEE)
+    claim = Claim(company_id=company_id, key=f"card-cancel-fee:{card_id}:{earlier}", token="")
+    key = claim.derived_key("decline-fee")
+    pending = await ledger.create_pending(
+        session,
+        company_id=company_id,
+        legs=[Leg(account.id, -fee), Leg(revenue.id, fee)],
+        code="card.decline_fee",
+        expires_at=None,
+        reference=key,
+        details={"cardId": card_id, "trigger": CANCELLATION},
+    )
+    locked.outstanding_fee_minor -= fee
+    row = CardFunding(
+        company_id=company_id,
+        card_id=card_id,
+        kind=FundingKind.DECLINE_FEE.value,
+        status=FundingStatus.PENDING.value,
+        currency=locked.currency,
+        amount_minor=fee,
+        fee_minor=fee,
+        # The outstanding fee this collection paid: owed again if the provider refuses it.
+        fee_paid_minor=fee,
+        provider_key=key,
+        ledger_pending_id=pending.transfer_id,
+        trigger=CANCELLATION,
+    )
+    session.add(row)
+    await session.flush()
+    claim.recovery_point, claim.state = RESERVED, {"funding_id": row.id}
+    await funding.unload(
+        session,
+        providers,
+        claim=claim,
+        company_id=company_id,
+        card_id=card_id,
+        money=Money(fee, locked.currency),
+    )
+    return fee
+
+
+async def write_off(session: AsyncSession, card: Card) -> int:
+    """At cancellation (the card locked, the provider has cancelled it), the decline fee the
+    card could not pay is written off: the card owes nothing more, and a `WRITTEN_OFF`
+    `DECLINE_FEE` funding records how much. No ledger transfer: an unpaid fee was never booked.
+    Returns the amount written off."""
+    owed = card.outstanding_fee_minor
+    if owed <= 0:
+        return 0
+    card.outstanding_fee_minor = 0
+    now = utcnow()
+    session.add(
+        CardFunding(
+            company_id=card.company_id,
+            card_id=card.id,
+            kind=FundingKind.DECLINE_FEE.value,
+            status=FundingStatus.WRITTEN_OFF.value,
+            currency=card.currency,
+            amount_minor=owed,
+            fee_minor=0,
+            fee_paid_minor=0,
+            provider_key=f"card-cancel-write-off:{card.id}",
+            trigger=CANCELLATION,
+            completed_at=now,
+        )
+    )
+    await session.flush()
+    return owed

@@ -1,0 +1,601 @@
+"""Money onto and off cards: top-ups from the company's master account and unloads back to it.
+
+Phases of a top-up (each a recovery point of the request's Idempotency-Key, so a retry resumes
+and never loads twice):
+  started  -> lock the card; fee from the tier's schedule (percentage rounded up first); an
+              outstanding decline fee is paid first from the net; reserve master -Value,
+              card +load, fee revenue +fee (+ paid decline fee); record the `PENDING` funding;
+              commit (`reserved`)
+  reserved -> the provider loads the card under a key derived from the request's key
+              (deduplicated there); accepted -> post; refused -> void, `FAILED` (replayed);
+              timeout / outage -> 503, the reservation stays pending and a retry with the
+              same key resumes here (the provider answers the first load again)
+  loaded   -> a card the paid fee had system-blocked is unblocked at the provider
+An unload is the same in reverse: card -Value, master +net, fee revenue +fee.
+
+A reservation whose provider outcome is unknown is never voided on a guess: only the provider's
+answer for the same key settles it. A retry with the request's key does so; so does
+`settle_pending` (run before a card is cancelled, and for fundings made without a key or by the
+platform itself: automatic top-ups, decline fees), which resumes the movement under its stored
+provider key. A refusal found that way leaves the funding `FAILED`, and a later retry of the
+request that made it answers 409 `CARD_FUNDING_FAILED`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+from enum import StrEnum
+
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from finplat.cards.errors import CardCancelled, CardNotFound, MasterAccountShort
+from finplat.cards.fees import schedule_for
+from finplat.cards.models import Card
+from finplat.cards.models_funding import CardFunding
+from finplat.errors import ApiError, Conflict
+from finplat.idempotency import service as idempotency
+from finplat.idempotency.service import Claim
+from finplat.kit.clock import utcnow
+from finplat.kit.money import Money
+from finplat.ledger import repository as ledger_repository
+from finplat.ledger import service as ledger
+from finplat.ledger.core import Leg
+from finplat.ledger.models import LedgerAccount
+from finplat.ledger.service import CompanyAccount
+from finplat.providers.calls import call_provider
+from finplat.providers.cards.base import CardAction, CardMovement, CardProgram
+from finplat.providers.errors import ProviderRejected
+from finplat.providers.registry import Providers, configured
+
+MIN_TOPUP = Decimal("5.00")
+MAX_TOPUP = Decimal("250000.00")
+TOPUP_CURRENCY = "USD"
+RESERVED = "reserved"
+LOADED = "loaded"
+REJECTED = "rejected"
+CANCELLED = "CANCELLED"
+SYSTEM_BLOCKED = "SYSTEM_BLOCKED"
+ACTIVE = "ACTIVE"
+CARD_LEDGER_CODE = "card"
+CANCELLATION = "CANCELLATION"  # `trigger` of the unload that empties a card being cancelled
+
+
+class FundingKind(StrEnum):
+    TOPUP = "TOPUP"
+    UNLOAD = "UNLOAD"
+    AUTO_TOPUP = "AUTO_TOPUP"
+    DECLINE_FEE = "DECLINE_FEE"
+
+
+class FundingStatus(StrEnum):
+    PENDING = "PENDING"
+    COMPLETED = "COMPLETED"
+    FAILED = "FAILED"
+    WRITTEN_OFF = "WRITTEN_OFF"  # a decline fee the card could not pay by its cancellation
+
+
+class CardCurrencyMismatch(Conflict):
+    code = "CARD_CURRENCY_MISMATCH"
+    message = "The card holds another currency."
+
+
+class CardNotIssued(Conflict):
+    code = "CARD_NOT_ISSUED"
+    message = "The provider has not issued the card yet."
+
+
+class InsufficientCardBalance(Conflict):
+    code = "INSUFFICIENT_CARD_BALANCE"
+    message = "The card does not hold that much."
+
+
+class FundingRejected(ApiError):
+    """The provider's refusal, replayed when a rejected operation is resumed."""
+
+
+class FundingFailed(Conflict):
+    """Resuming a movement that `settle_pending` found refused (the request's own key never
+    saw the refusal, so there is none to replay)."""
+
+    code = "CARD_FUNDING_FAILED"
+    message = "The provider refused this card movement; its reservation was released."
+
+
+@dataclass(frozen=True)
+class Funded:
+    funding: CardFunding
+    card: Card
+
+
+# ------------------------------------------------------------------------------------ cards
+
+
+async def find_card(
+    session: AsyncSession,
+    *,
+    company_id: int,
+    card_id: int,
+    user_id: int | None = None,
+    lock: bool = False,
+) -> Card:
+    stmt = select(Card).where(Card.company_id == company_id, Card.id == card_id)
+    if lock:
+        stmt = stmt.with_for_update().execution_options(populate_existing=True)
+    card = (await session.execute(stmt)).scalar_one_or_none()
+    if card is None or (user_id is not None and card.user_id != user_id):
+        raise CardNotFound()
+    return card
+
+
+async def card_account(session: AsyncSession, card: Card) -> LedgerAccount:
+    """The ledger account mirroring the card's balance (created on first use)."""
+    if card.ledger_account_id is not None:
+        found = await ledger_repository.accounts_by_id(
+            session, company_id=card.company_id, account_ids=[card.ledger_account_id]
+        )
+        if card.ledger_account_id in found:
+            return found[card.ledger_account_id]
+    account = await ledger.account(
+        session,
+        company_id=card.company_id,
+        code=CARD_LEDGER_CODE,
+        owner_type="card",
+        owner_id=str(card.id),
+        currency=card.currency,
+    )
+    card.ledger_account_id = account.id
+    return account
+
+
+def program_of(providers: Providers, card: Card) -> CardProgram:
+    return configured(
+        providers.card_programs.get(card.provider), f"No {card.provider} card provider."
+    )
+
+
+def provider_card_id(card: Card) -> str:
+    if card.provider_card_id is None:
+        raise CardNotIssued()
+    return card.provider_card_id
+
+
+def _check_accepts_money(card: Card, currency: str) -> None:
+    if card.status == CANCELLED:
+        raise CardCancelled()
+    if card.currency != currency:
+        raise CardCurrencyMismatch(f"The card holds {card.currency}, not {currency}.")
+
+
+async def funding_of(session: AsyncSession, company_id: int, funding_id: int) -> CardFunding:
+    row = (
+        await session.execute(
+            select(CardFunding).where(
+                CardFunding.company_id == company_id, CardFunding.id == funding_id
+            )
+        )
+    ).scalar_one()
+    return row
+
+
+async def _resume(session: AsyncSession, claim: Claim, company_id: int) -> CardFunding:
+    # Commit the key takeover so no lock is held across the provider call.
+    await idempotency.checkpoint(session, claim, claim.recovery_point)
+    if claim.recovery_point == REJECTED:
+        error = claim.state["error"]
+        raise FundingRejected(error["message"], status=error["status"], code=error["code"])
+    row = await funding_of(session, company_id, int(claim.state["funding_id"]))
+    if row.status == FundingStatus.FAILED:
+        raise FundingFailed()
+    return row
+
+
+# ---------------------------------------------------------------------------------- top-up
+
+
+async def topup(
+    session: AsyncSession,
+    providers: Providers,
+    *,
+    claim: Claim,
+    company_id: int,
+    card_id: int,
+    money: Money,
+    kind: FundingKind = FundingKind.TOPUP,
+    trigger: str | None = None,
+) -> Funded:
+    if claim.recovery_point == idempotency.STARTED:
+        card = await find_card(session, company_id=company_id, card_id=card_id, lock=True)
+        _check_accepts_money(card, money.currency)
+        program_of(providers, card)
+        provider_card_id(card)
+        row = await _reserve_topup(session, claim, card, money, kind, trigger)
+        await idempotency.checkpoint(session, claim, RESERVED, funding_id=row.id)
+    else:
+        row = await _resume(session, claim, company_id)
+    card = await find_card(session, company_id=company_id, card_id=row.card_id)
+    program = program_of(providers, card)
+    if row.status == FundingStatus.PENDING:
+        load_minor = row.amount_minor - row.fee_minor - row.fee_paid_minor
+        movement = None
+        if load_minor > 0:
+            movement = await _move(
+                session,
+                providers,
+                program,
+                claim,
+                card,
+                row,
+                load=True,
+                amount_minor=load_minor,
+                on_refusal=lambda: _restore_fee(session, company_id, row),
+            )
+        await complete_movement(session, card, row, movement)
+        await idempotency.checkpoint(session, claim, LOADED)
+    card = await find_card(session, company_id=company_id, card_id=row.card_id)
+    if row.fee_paid_minor and card.status == SYSTEM_BLOCKED and card.outstanding_fee_minor == 0:
+        await unblock(session, providers, card)
+    return Funded(row, card)
+
+
+async def _reserve_topup(
+    session: AsyncSession,
+    claim: Claim,
+    card: Card,
+    money: Money,
+    kind: FundingKind,
+    trigger: str | None,
+) -> CardFunding:
+    schedule = await schedule_for(session, company_id=card.company_id, tier_id=card.tier_id)
+    fee = schedule.topup_fee(money.minor)
+    net = money.minor - fee
+    paid = min(card.outstanding_fee_minor, net)
+    card.outstanding_fee_minor -= paid
+    load = net - paid
+    master = await ledger.company_account(
+        session, company_id=card.company_id, kind=CompanyAccount.MASTER, currency=money.currency
+    )
+    revenue = await ledger.company_account(
+        session,
+        company_id=card.company_id,
+        kind=CompanyAccount.FEE_REVENUE,
+        currency=money.currency,
+    )
+    account = await card_account(session, card)
+    key = claim.derived_key("card-load")
+    legs = [Leg(master.id, -money.minor)]
+    if load:
+        legs.append(Leg(account.id, load))
+    if fee + paid:
+        legs.append(Leg(revenue.id, fee + paid))
+    try:
+        pending = await ledger.create_pending(
+            session,
+            company_id=card.company_id,
+            legs=legs,
+            code="card.topup",
+            expires_at=None,  # the provider's answer settles it
+            reference=key,
+            details={"cardId": card.id, "fee": fee, "declineFeePaid": paid},
+        )
+    except ledger.InsufficientFunds:
+        raise MasterAccountShort() from None
+    return await _record(session, card, kind, money, fee, key, pending.transfer_id, paid, trigger)
+
+
+async def _record(
+    session: AsyncSession,
+    card: Card,
+    kind: FundingKind,
+    money: Money,
+    fee: int,
+    key: str,
+    pending_id: int,
+    fee_paid: int = 0,
+    trigger: str | None = None,
+) -> CardFunding:
+    row = CardFunding(
+        company_id=card.company_id,
+        card_id=card.id,
+        kind=kind.value,
+        status=FundingStatus.PENDING.value,
+        currency=money.currency,
+        amount_minor=money.minor,
+        fee_minor=fee,
+        fee_paid_minor=fee_paid,
+        provider_key=key,
+        ledger_pending_id=pending_id,
+        trigger=trigger,
+    )
+    session.add(row)
+    await session.flush()
+    return row
+
+
+async def _restore_fee(session: AsyncSession, company_id: int, row: CardFunding) -> None:
+    if row.fee_paid_minor:
+        card = await find_card(session, company_id=company_id, card_id=row.card_id, lock=True)
+        card.outstanding_fee_minor += row.fee_paid_minor
+
+
+async def _move(
+    session: AsyncSession,
+    providers: Providers,
+    program: CardProgram,
+    claim: Claim,
+    card: Card,
+    row: CardFunding,
+    *,
+    load: bool,
+    amount_minor: int,
+    on_refusal: Callable[[], Awaitable[None]] | None = None,
+) -> CardMovement:
+    """The provider call (no lock held); a refusal voids the reservation and is final."""
+    company_id, card_id = card.company_id, card.id
+    card_ref, key = provider_card_id(card), row.provider_key
+    try:
+        return await call_provider(
+            session,
+            providers.policy,
+            provider=card.provider,
+            operation="load" if load else "unload",
+            call=lambda: (program.load if load else program.unload)(
+                company_id=company_id,
+                card_id=card_ref,
+                idempotency_key=key,
+                amount_minor=amount_minor,
+            ),
+            idempotent=True,
+        )
+    except ProviderRejected as refusal:
+        assert row.ledger_pending_id is not None
+        # The card row before the ledger accounts (see `complete_movement`); a parallel
+        # resumption may have settled the movement meanwhile: void only what is still pending.
+        await find_card(session, company_id=company_id, card_id=card_id, lock=True)
+        if await _still_pending(session, row):
+            await ledger.void_pending(
+                session, company_id=company_id, pending_id=row.ledger_pending_id
+            )
+            row.status = FundingStatus.FAILED.value
+            if on_refusal is not None:
+                await on_refusal()
+        error = {"status": refusal.status, "code": refusal.code, "message": refusal.message}
+        await idempotency.checkpoint(session, claim, REJECTED, error=error)
+        raise
+
+
+async def complete_movement(
+    session: AsyncSession, card: Card, row: CardFunding, movement: CardMovement | None
+) -> None:
+    assert row.ledger_pending_id is not None
+    # The card row first, then the ledger accounts: the order every card money path locks in
+    # (reversed, parallel requests on one card deadlock).
+    card = await find_card(session, company_id=card.company_id, card_id=card.id, lock=True)
+    if not await _still_pending(session, row):
+        return  # a parallel resumption of the same movement completed it
+    await ledger.post_pending(session, company_id=card.company_id, pending_id=row.ledger_pending_id)
+    row.status = FundingStatus.COMPLETED.value
+    row.completed_at = utcnow()
+    if movement is not None:
+        row.provider_movement_id = movement.movement_id
+        card.last_balance_minor = movement.balance_minor
+    await session.flush()
+
+
+async def _still_pending(session: AsyncSession, row: CardFunding) -> bool:
+    """Re-read the funding's status (call with the card row locked); refreshes `row` when
+    another request has resolved it."""
+    current = await session.execute(
+        select(CardFunding.status).where(
+            CardFunding.company_id == row.company_id, CardFunding.id == row.id
+        )
+    )
+    if current.scalar_one() == FundingStatus.PENDING:
+        return True
+    await session.refresh(row)
+    return False
+
+
+async def unblock(session: AsyncSession, providers: Providers, card: Card) -> Card:
+    """The outstanding decline fee is paid: the provider unblocks the card."""
+    program = program_of(providers, card)
+    company_id, card_ref, card_id = card.company_id, provider_card_id(card), card.id
+    changed = await call_provider(
+        session,
+        providers.policy,
+        provider=card.provider,
+        operation="change_status",
+        call=lambda: program.change_status(
+            company_id=company_id, card_id=card_ref, action=CardAction.UNBLOCK
+        ),
+        idempotent=True,
+    )
+    fresh = await find_card(session, company_id=company_id, card_id=card_id, lock=True)
+    if fresh.status == SYSTEM_BLOCKED and fresh.outstanding_fee_minor == 0:
+        fresh.status = changed.status.value
+    return fresh
+
+
+# ---------------------------------------------------------------------------------- unload
+
+
+async def unload(
+    session: AsyncSession,
+    providers: Providers,
+    *,
+    claim: Claim,
+    company_id: int,
+    card_id: int,
+    money: Money,
+    trigger: str | None = None,
+) -> Funded:
+    if claim.recovery_point == idempotency.STARTED:
+        card = await find_card(session, company_id=company_id, card_id=card_id, lock=True)
+        _check_accepts_money(card, money.currency)
+        program_of(providers, card)
+        provider_card_id(card)
+        schedule = await schedule_for(session, company_id=company_id, tier_id=card.tier_id)
+        fee = schedule.unload_fee(money.minor)
+        master = await ledger.company_account(
+            session, company_id=company_id, kind=CompanyAccount.MASTER, currency=money.currency
+        )
+        revenue = await ledger.company_account(
+            session, company_id=company_id, kind=CompanyAccount.FEE_REVENUE, currency=money.currency
+        )
+        account = await card_account(session, card)
+        key = claim.derived_key("card-unload")
+        legs = [Leg(account.id, -money.minor)]
+        if money.minor - fee:
+            legs.append(Leg(master.id, money.minor - fee))
+        if fee:
+            legs.append(Leg(revenue.id, fee))
+        try:
+            pending = await ledger.create_pending(
+                session,
+                company_id=company_id,
+                legs=legs,
+                code="card.unload",
+                expires_at=None,
+                reference=key,
+                details={"cardId": card.id, "fee": fee},
+            )
+        except ledger.InsufficientFunds:
+            raise InsufficientCardBalance(
+                "The card does not hold that much available.",
+                validation_errors={"Value": ["More than the card's available balance."]},
+            ) from None
+        row = await _record(
+            session, card, FundingKind.UNLOAD, money, fee, key, pending.transfer_id, 0, trigger
+        )
+        await idempotency.checkpoint(session, claim, RESERVED, funding_id=row.id)
+    else:
+        row = await _resume(session, claim, company_id)
+    card = await find_card(session, company_id=company_id, card_id=row.card_id)
+    if row.status == FundingStatus.PENDING:
+        program = program_of(providers, card)
+        movement = await _move(
+            session,
+            providers,
+            program,
+            claim,
+            card,
+            row,
+            load=False,
+            amount_minor=row.amount_minor,
+            # A decline fee collected at cancellation is owed again if the provider refuses.
+            on_refusal=lambda: _restore_fee(session, company_id, row),
+        )
+        await complete_movement(session, card, row, movement)
+    return Funded(row, card)
+
+
+# ---------------------------------------------------------------------- uncertain outcomes
+
+
+async def settle_pending(
+    session: AsyncSession,
+    providers: Providers,
+    *,
+    company_id: int,
+    card_id: int,
+    created_before: datetime | None = None,
+) -> None:
+    """Settle the card's fundings left `PENDING` by a provider timeout or outage.
+
+    Each is resumed under its own provider key, so the provider confirms the movement it made
+    (posted), makes it now (posted) or refuses it (voided, `FAILED`; a fee it paid is owed
+    again). Never a guess: a provider still not answering raises 503 and the funding stays
+    pending. Safe alongside a retry of the original request (the provider deduplicates the
+    key, and only one of them resolves the reservation)."""
+    pending = (
+        await session.execute(
+            select(CardFunding.id, CardFunding.kind, CardFunding.amount_minor, CardFunding.currency)
+            .where(
+                CardFunding.company_id == company_id,
+                CardFunding.card_id == card_id,
+                CardFunding.status == FundingStatus.PENDING.value,
+                *(() if created_before is None else (CardFunding.created_at < created_before,)),
+            )
+            .order_by(CardFunding.id)
+        )
+    ).all()
+    for funding_id, kind, amount_minor, currency in pending:
+        claim = Claim(
+            company_id=company_id,
+            key=f"settle:{funding_id}",
+            token="",
+            recovery_point=RESERVED,
+            state={"funding_id": funding_id},
+        )
+        move = topup if kind in (FundingKind.TOPUP, FundingKind.AUTO_TOPUP) else unload
+        try:
+            await move(
+                session,
+                providers,
+                claim=claim,
+                company_id=company_id,
+                card_id=card_id,
+                money=Money(amount_minor, currency),
+            )
+        except (ProviderRejected, FundingFailed):
+            continue  # refused: the reservation is released, the funding FAILED
+
+
+async def cards_with_pending(session: AsyncSession, *, company_id: int) -> list[int]:
+    """Cards of the company with a funding still `PENDING` (for `settle_pending`)."""
+    found = await session.execute(
+        select(CardFunding.card_id)
+        .where(
+            CardFunding.company_id == company_id,
+            CardFunding.status == FundingStatus.PENDING.value,
+        )
+        .distinct()
+        .order_by(CardFunding.card_id)
+    )
+    return list(found.scalars())
+
+
+# ------------------------------------------------------------------------- cancellation
+
+
+async def unload_for_cancellation(session: AsyncSession, providers: Providers, card: Card) -> None:
+    """Return the card's available balance to the company master account (an ordinary unload,
+    with the tier's unload fee) before the card is cancelled. Safe to repeat: fundings left
+    pending (a provider timeout, this unload's included) are settled first under their own
+    keys, and money that arrived since gets a new unload."""
+    company_id, card_id = card.company_id, card.id
+    await settle_pending(session, providers, company_id=company_id, card_id=card_id)
+    card = await find_card(session, company_id=company_id, card_id=card_id, lock=True)
+    if card.status == CANCELLED or card.provider_card_id is None:
+        return
+    earlier = await cancellation_fundings(session, card, FundingKind.UNLOAD)
+    account = await card_account(session, card)
+    held = await ledger.balance(session, company_id=company_id, account_id=account.id)
+    if held.available <= 0:
+        return
+    await unload(
+        session,
+        providers,
+        claim=Claim(company_id=company_id, key=f"card-cancel:{card_id}:{earlier}", token=""),
+        company_id=company_id,
+        card_id=card_id,
+        money=Money(held.available, card.currency),
+        trigger=CANCELLATION,
+    )
+
+
+async def cancellation_fundings(session: AsyncSession, card: Card, kind: FundingKind) -> int:
+    """How many fundings of `kind` earlier cancellation attempts of the card made (the next
+    one's key must differ from theirs)."""
+    found = await session.execute(
+        select(func.count()).where(
+            CardFunding.company_id == card.company_id,
+            CardFunding.card_id == card.id,
+            CardFunding.kind == kind.value,
+            CardFunding.trigger == CANCELLATION,
+        )
+    )
+    return int(found.scalar_one())

@@ -1,0 +1,92 @@
+"""Steps of the card funding flows over HTTP."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+import httpx
+
+from tests.cards.steps import approved_card_user, ordered_card
+
+
+async def fund_master(api: httpx.AsyncClient, amount: float = 10_000.0) -> None:
+    """Money arrives in the company's USD master account (sandbox)."""
+    response = await api.post(
+        "/api/v2/sandbox/company/funding", json={"Currency": "USD", "Amount": amount}
+    )
+    assert response.status_code == 200, response.text
+
+
+async def master_available(api: httpx.AsyncClient) -> Decimal:
+    response = await api.get("/api/v2/company/balances")
+    assert response.status_code == 200, response.text
+    usd = [b for b in response.json()["Balances"] if b["Currency"] == "USD"]
+    return Decimal(str(usd[0]["Available"])) if usd else Decimal(0)
+
+
+async def active_card(api: httpx.AsyncClient, master: float = 10_000.0) -> dict[str, Any]:
+    """An ACTIVE virtual card-provider card of a new user; the master account holds `master`."""
+    user = await approved_card_user(api)
+    card = await ordered_card(api, user)
+    if master:
+        await fund_master(api, master)
+    return card
+
+
+async def topup(
+    api: httpx.AsyncClient,
+    card: dict[str, Any],
+    value: float | int,
+    key: str | None = None,
+    currency: str = "USD",
+) -> httpx.Response:
+    headers = {"Idempotency-Key": key} if key else {}
+    return await api.post(
+        "/api/v2/cards/topup",
+        json={"CardId": card["Id"], "Token": currency, "Value": value},
+        headers=headers,
+    )
+
+
+async def unload(
+    api: httpx.AsyncClient, card: dict[str, Any], value: float | int, key: str | None = None
+) -> httpx.Response:
+    headers = {"Idempotency-Key": key} if key else {}
+    return await api.post(
+        "/api/v2/cards/unload-card",
+        json={"CardId": card["Id"], "Currency": "USD", "Value": value},
+        headers=headers,
+    )
+
+
+async def card_balance(api: httpx.AsyncClient, card: dict[str, Any]) -> Decimal:
+    response = await api.get(f"/api/v2/cards/{card['Id']}", params={"userId": card["UserId"]})
+    assert response.status_code == 200, response.text
+    return Decimal(str(response.json()["AvailableBalance"]))
+
+
+async def set_fees(api: httpx.AsyncClient, card: dict[str, Any], **fees: float) -> None:
+    tier_id = card["TierId"]
+    body = {
+        "TopupFeePercentage": 0,
+        "TopupFixedFee": 0,
+        "UnloadFeePercentage": 0,
+        "UnloadFixedFee": 0,
+        "DeclineFee": 0,
+        **fees,
+    }
+    response = await api.put(f"/api/v2/cards/fee-schedules/{tier_id}", json=body)
+    assert response.status_code == 200, response.text
+
+
+async def purchase(
+    api: httpx.AsyncClient, card: dict[str, Any], amount: float, merchant: str = "Coffee Shop"
+) -> dict[str, Any]:
+    response = await api.post(
+        f"/api/v2/sandbox/cards/{card['Id']}/authorizations",
+        params={"userId": card["UserId"]},
+        json={"Amount": amount, "Currency": "USD", "Merchant": merchant},
+    )
+    assert response.status_code == 200, response.text
+    return dict(response.json())
