@@ -12,7 +12,13 @@ from finplat.routing import api_router, served_routes
 
 PASCAL = re.compile(r"^[A-Z][A-Za-z0-9]*$")
 # Schemas whose property names the spec writes otherwise (lower-case).
-SPEC_NAMED_PROPERTIES = {"BusinessApplicationResponse", "KycConfiguration"}
+# Spec exceptions: `cardNo`, `cvv` (card responses) and the auto-lock body's `enabled`.
+SPEC_NAMED_PROPERTIES = {
+    "BusinessApplicationResponse",
+    "KycConfiguration",
+    "AutoLockBody",
+    "CardResponse",
+}
 
 
 async def openapi(anonymous: httpx.AsyncClient) -> dict:  # type: ignore[type-arg]

@@ -36,6 +36,7 @@ from tests.bankprov_onboarding.steps import documents as bankprov_documents_part
 from tests.bankprov_onboarding.steps import onboarding_fields
 from tests.bankprov_onboarding.steps import proof as bankprov_proof
 from tests.business import steps as business_steps
+from tests.cards import steps as card_steps
 from tests.conftest import Tenant, TenantFactory
 from tests.documents import samples
 from tests.factories import user_payload
@@ -59,6 +60,7 @@ class Seeded:
     person_id: int  # an associated person of A's business user's application
     business_user_id: int  # that business user: the business onboarding routes' `userId`
     banking: SeededBanking  # a user with an open bank account and money moved: banking routes
+    card: SeededCard  # a user with an active card: the card routes
 
     @property
     def markers(self) -> set[str]:
@@ -89,6 +91,13 @@ class SeededBanking:
     batch_id: str
 
 
+@dataclass
+class SeededCard:
+    user_id: int
+    card_id: int
+    card_type_id: int
+
+
 # How to fill each identifier: (A's value, a value that exists for nobody).
 IDENTIFIERS: dict[str, tuple[Callable[[Seeded], Any], Any]] = {
     "userId": (lambda s: s.user_id, MISSING_INT),
@@ -113,11 +122,19 @@ IDENTIFIERS: dict[str, tuple[Callable[[Seeded], Any], Any]] = {
     "payoutId": (lambda s: s.banking.payout_id, MISSING_INT),
     "id": (lambda s: s.banking.payout_id, MISSING_INT),  # /api/v2/transactions/{id}
     "batchId": (lambda s: s.banking.batch_id, "bp_bat_" + "0" * 24),
+    "cardUserId": (lambda s: s.card.user_id, MISSING_INT),
+    "UserId": (lambda s: s.card.user_id, MISSING_INT),
+    "cardId": (lambda s: s.card.card_id, MISSING_INT),
+    "CardId": (lambda s: s.card.card_id, MISSING_INT),
+    "CardTypeId": (lambda s: s.card.card_type_id, MISSING_INT),
+    "cardTypeId": (lambda s: s.card.card_type_id, MISSING_INT),
 }
 # Routes whose `userId` must be a business user's to reach their other identifiers.
 BUSINESS_PATHS = "/api/v2/business/"
 # Routes whose `userId` must be the user with a bank account.
 BANKING_PATHS = ("/api/v2/banking/", "/api/v2/sandbox/banking/", "/api/v2/transactions")
+# Routes whose `userId` must be the card holder.
+CARD_PATHS = ("/api/v2/cards", "/api/v2/sandbox/cards/")
 
 # Body fields named like identifiers that are the caller's own labels for something being
 # created, not references to an existing resource: (method, path, field).
@@ -125,6 +142,8 @@ OWN_LABELS: set[tuple[str, str, str]] = {
     ("POST", "/api/v2/users", "ExternalUserId"),
     ("POST", "/api/v2/business/onboarding/compliance/requirements", "TaxId"),
     ("POST", "/api/v2/banking/budgets/{budgetId}/transfer", "ExternalReferenceId"),
+    ("POST", "/api/v2/cards", "ExternalCardId"),
+    ("POST", "/api/v2/cards", "DesignId"),  # a design of the catalogue, not a reference
 }
 
 # Bodies for operations that need more than identifiers: (method, path) -> body.
@@ -172,6 +191,41 @@ BODIES: dict[tuple[str, str], dict[str, Any]] = {
     },
     ("POST", "/api/v2/sandbox/banking/payouts/{payoutId}/status"): {"Status": "PROCESSING"},
     ("POST", "/api/v2/sandbox/banking/payment-batches/{batchId}/status"): {"Status": "PROCESSING"},
+    ("POST", "/api/v2/cards"): {"Phone": card_steps.PHONE},
+    ("POST", "/api/v2/cards/{cardId}/pin"): {"Pin": "480273"},
+    ("PUT", "/api/v2/cards/{cardId}/auto-lock"): {"enabled": True},
+    ("POST", "/api/v2/cards/topup"): {"Token": "USD", "Value": 10},
+    ("POST", "/api/v2/cards/unload-card"): {"Currency": "USD", "Value": 1},
+    ("PUT", "/api/v2/cards/fee-schedules/{tierId}"): {
+        "TopupFeePercentage": 1,
+        "TopupFixedFee": 0,
+        "UnloadFeePercentage": 0,
+        "UnloadFixedFee": 0,
+        "DeclineFee": 0,
+    },
+    ("POST", "/api/v2/cards/auto-topup/low-balance"): {
+        "Enabled": True,
+        "Threshold": 10,
+        "Amount": 20,
+        "MonthlyLimit": 100,
+    },
+    ("POST", "/api/v2/cards/auto-topup/failed-tx"): {
+        "Enabled": True,
+        "Amount": 20,
+        "MonthlyLimit": 100,
+    },
+    ("POST", "/api/v2/cards/auto-topup/deposit"): {
+        "Enabled": True,
+        "Amount": 20,
+        "MonthlyLimit": 100,
+        "Currency": "USDC",
+    },
+    ("POST", "/api/v2/sandbox/cards/{cardId}/authorizations"): {
+        "Amount": 1,
+        "Currency": "USD",
+        "Merchant": "Tenancy",
+    },
+    ("POST", "/api/v2/sandbox/cards/{cardId}/deposits"): {"Amount": 1, "Currency": "USDC"},
 }
 
 # Required query parameters that are not identifiers: (method, path) -> values.
@@ -181,6 +235,7 @@ QUERIES: dict[tuple[str, str], dict[str, Any]] = {
         "paymentMethod": "SEPA.CREDITTRANSFER",
         "currency": "EUR",
     },
+    ("GET", "/api/v2/cards/physical-card-fees"): {"country": "GB"},
 }
 
 # Multipart operations: (method, path) -> the parts, as httpx `files` (text as (None, value)).
@@ -197,8 +252,8 @@ FORMS: dict[tuple[str, str], Callable[[], list[tuple[str, Any]]]] = {
 
 # Where the spec prescribes another answer to another company's identifier than "does not
 # exist" (for example 401 for card details of a user outside the company): (method, path) ->
-# expected status. None so far.
-CROSS_TENANT_STATUS: dict[tuple[str, str], int] = {}
+# expected status.
+CROSS_TENANT_STATUS: dict[tuple[str, str], int] = {("GET", "/api/v2/cards/{cardId}"): 401}
 
 
 def bankprov_form() -> list[tuple[str, Any]]:
@@ -309,6 +364,8 @@ def request_for(call: Call, given: Callable[[str], Any]) -> dict[str, Any]:
             call.path.startswith(BANKING_PATHS) or call.path.endswith("/assets")
         ):
             return given("bankingUserId")
+        if name == "userId" and call.path.startswith(CARD_PATHS):
+            return given("cardUserId")
         return given(name)
 
     path = call.path
@@ -364,6 +421,7 @@ async def seed(tenant: Tenant) -> Seeded:
     name = (await client.get("/api/v2/company/configuration")).json()["Name"]
     business_user_id, person_id = await business_steps.seed_person(client)
     banking = await seed_banking(client)
+    card = await seed_card(client)
     return Seeded(
         user["Id"],
         external,
@@ -376,7 +434,14 @@ async def seed(tenant: Tenant) -> Seeded:
         person_id,
         business_user_id,
         banking,
+        card,
     )
+
+
+async def seed_card(client: httpx.AsyncClient) -> SeededCard:
+    user = await card_steps.approved_card_user(client)
+    card = await card_steps.ordered_card(client, user)
+    return SeededCard(user["Id"], card["Id"], card["CardTypeId"])
 
 
 async def seed_banking(client: httpx.AsyncClient) -> SeededBanking:

@@ -24,6 +24,13 @@ from finplat.banking.transfers.endpoints import router as transfers_router
 from finplat.bankprov_onboarding.endpoints import router as bankprov_onboarding_router
 from finplat.body_limit import BodySizeLimitMiddleware
 from finplat.business.endpoints import router as business_router
+from finplat.cards.deposit_endpoints import router as card_deposit_router
+from finplat.cards.endpoints import router as cards_router
+from finplat.cards.funding_endpoints import router as card_funding_router
+from finplat.cards.physical_endpoints import router as physical_cards_router
+from finplat.cards.sandbox_endpoints import router as sandbox_cards_router
+from finplat.cards.simulation_endpoints import router as card_simulation_router
+from finplat.cards.widget_page import router as card_widget_router
 from finplat.companies.endpoints import router as company_router
 from finplat.config import Settings, get_settings
 from finplat.db.engine import create_engine, create_session_factory
@@ -117,12 +124,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(payouts_router)
     app.include_router(transfers_router)
     app.include_router(transactions_router)
+    app.include_router(card_funding_router)
+    app.include_router(physical_cards_router)
+    app.include_router(cards_router)
     callback_handlers.load()
     if settings.sandbox:
         app.include_router(sandbox_router)
         app.include_router(hosted_kyc_router)
         app.include_router(sandbox_banking_router)
         app.include_router(sandbox_payouts_router)
+        app.include_router(card_simulation_router)
+        app.include_router(card_deposit_router)
+        app.include_router(sandbox_cards_router)
+        app.include_router(card_widget_router)
 
     _install_error_handlers(app)
     # Added last = outermost: the request id and access log wrap everything, the body limit
