@@ -73,6 +73,7 @@ async def test_a_tampered_provider_balance_is_reported_with_its_difference(
             "companyId": tenant.company_id,
             "userId": user["Id"],
             "budgetId": budget["BudgetId"],
+            "cardId": None,
             "currency": "EUR",
             "ledger": Decimal("100.00"),
             "provider": Decimal("75.00"),

@@ -1,6 +1,10 @@
 """Discovery: what a user holds, where (spec, Endpoints: accounts, balance aggregated across
 providers, budgets, banking details, assets). Every returned resource names its `Provider`.
 
+The aggregated balance sums the user's budgets at the banking provider and the user's cards
+(not cancelled) at their card providers: a card's balance is the user's money too, held by
+the provider that issued the card, so it is summed under that provider.
+
 Balances are the ledger's: what the platform has settled with the provider (`Posted`), what is
 reserved for operations the provider is still deciding (`PendingDebits`), what is announced
 but not yet spendable (`PendingCredits`), and `Available` = posted - pending debits.
@@ -11,12 +15,16 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.banking import accounts, budgets
 from finplat.banking.models import BankingBalance, BankingBudget
 from finplat.banking.repository import BalanceRepository, BudgetRepository
+from finplat.cards.funding import CANCELLED as CARD_CANCELLED
+from finplat.cards.models import Card
+from finplat.cards.repository import CardRepository
 from finplat.ledger import repository as ledger_repository
 from finplat.ledger.service import Balance
 from finplat.providers.banking.base import BankingDetails
@@ -33,6 +41,23 @@ NO_BANKING = "No banking provider is configured."
 @dataclass(frozen=True)
 class BalanceView:
     balance: BankingBalance
+    provider: BankProvider
+    totals: Balance
+
+
+class ProviderBalance(Protocol):
+    """One balance the user holds at one provider."""
+
+    @property
+    def provider(self) -> BankProvider: ...
+
+    @property
+    def totals(self) -> Balance: ...
+
+
+@dataclass(frozen=True)
+class CardBalanceView:
+    card: Card
     provider: BankProvider
     totals: Balance
 
@@ -101,15 +126,51 @@ async def budget_views(
 async def user_balance_views(
     session: AsyncSession, *, company_id: int, user_id: int
 ) -> list[BalanceView]:
-    """Every balance the user holds, at every provider (the banking provider's budgets
-    today; card balances join this list with the cards)."""
+    """Every budget balance the user holds at the banking provider (cards:
+    `card_balance_views`)."""
     await users.get_user(session, company_id=company_id, user_id=user_id)
     return await balance_views(
         session, await BalanceRepository(session, company_id).of_user(user_id)
     )
 
 
-def totals_by_currency(views: Sequence[BalanceView]) -> list[CurrencyTotal]:
+async def card_balance_views(
+    session: AsyncSession, *, company_id: int, user_id: int
+) -> list[CardBalanceView]:
+    """The ledger balance of each of the user's cards that is not cancelled."""
+    cards = [
+        card
+        for card in await CardRepository(session, company_id).list_of_user(user_id)
+        if card.status != CARD_CANCELLED and card.ledger_account_id is not None
+    ]
+    totals = await ledger_repository.balance_totals_many(
+        session, account_ids=[card.ledger_account_id for card in cards if card.ledger_account_id]
+    )
+    return [
+        CardBalanceView(
+            card,
+            BankProvider(card.provider),
+            Balance(
+                card.ledger_account_id,
+                card.currency,
+                *totals.get(card.ledger_account_id, (0, 0, 0)),
+            ),
+        )
+        for card in cards
+        if card.ledger_account_id is not None
+    ]
+
+
+async def user_currency_totals(
+    session: AsyncSession, *, company_id: int, user_id: int
+) -> list[CurrencyTotal]:
+    """Every balance the user holds, budgets and cards, summed per currency."""
+    budget_views = await user_balance_views(session, company_id=company_id, user_id=user_id)
+    card_views = await card_balance_views(session, company_id=company_id, user_id=user_id)
+    return totals_by_currency([*budget_views, *card_views])
+
+
+def totals_by_currency(views: Sequence[ProviderBalance]) -> list[CurrencyTotal]:
     sums: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
     per_provider: dict[str, dict[BankProvider, int]] = defaultdict(lambda: defaultdict(int))
     for view in views:

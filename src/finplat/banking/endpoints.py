@@ -60,17 +60,19 @@ async def list_banking_accounts(
     "/api/v2/banking/balance",
     response_model=AggregatedBalanceResponse,
     summary="A user's balance per currency, across providers",
+    description="Every balance the user holds, summed per currency from the ledger: the "
+    "budgets at the banking provider and the cards that are not cancelled, each card under the "
+    "provider that issued it. `Providers` gives the available amount per provider.",
     responses=error_responses(400, 404),
 )
 async def aggregated_balance(
     userId: UserIdQuery, session: DbSession, principal: CurrentPrincipal
 ) -> AggregatedBalanceResponse:
-    views = await discovery.user_balance_views(
+    totals = await discovery.user_currency_totals(
         session, company_id=principal.company_id, user_id=userId
     )
     return AggregatedBalanceResponse(
-        UserId=userId,
-        Balances=[CurrencyBalanceResponse.of(t) for t in discovery.totals_by_currency(views)],
+        UserId=userId, Balances=[CurrencyBalanceResponse.of(t) for t in totals]
     )
 
 

@@ -152,7 +152,7 @@ class CurrencyBalanceResponse(ResponseModel):
 class AggregatedBalanceResponse(ResponseModel):
     UserId: int
     Balances: list[CurrencyBalanceResponse] = Field(
-        description="One entry per currency, summed across providers and budgets."
+        description="One entry per currency, summed across providers, budgets and cards."
     )
 
 

@@ -1,10 +1,11 @@
 """Balance sources: each compares what one provider holds with the ledger's mirror of it.
 
-A checker lists the companies it has balances for and checks one company at a time. The
-banking provider's budgets are the only source today; the card provider has no balances
-yet. When cards bring balances held at the card provider, their checker is one more
-`BalanceChecker` appended to `BALANCE_CHECKERS` (nothing else changes: the run, the report,
-the command and the job iterate this list).
+A checker lists the companies it has balances for and checks one company at a time. Two
+sources: the banking provider's budgets (`BankprovBudgets`, below) and every card's balance
+at its card programme (`finplat.reconciliation.card_balances.CardBalances`, with its own
+rules for card movements in flight). Another source is one more `BalanceChecker` appended to
+`BALANCE_CHECKERS` (nothing else changes: the run, the report, the command and the job
+iterate this list).
 
 The comparison is with the ledger's **available** balance (posted - pending debits): money
 reserved for an operation has already left the provider's balance (the provider debits at
@@ -30,9 +31,13 @@ from finplat.providers.errors import ProviderRejected, ProviderUnavailable
 from finplat.providers.names import BankProvider
 from finplat.providers.registry import Providers
 from finplat.reconciliation import repository
-from finplat.reconciliation.report import BalanceCheck, BalanceDifference, UncheckedAccount
-
-NO_PROVIDER = "NO_PROVIDER_CONFIGURED"
+from finplat.reconciliation.card_balances import CardBalances
+from finplat.reconciliation.report import (
+    NO_PROVIDER,
+    BalanceCheck,
+    BalanceDifference,
+    UncheckedAccount,
+)
 
 
 class BalanceChecker(Protocol):
@@ -174,4 +179,4 @@ class BankprovBudgets:
             )
 
 
-BALANCE_CHECKERS: list[BalanceChecker] = [BankprovBudgets()]
+BALANCE_CHECKERS: list[BalanceChecker] = [BankprovBudgets(), CardBalances()]

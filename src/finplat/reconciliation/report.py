@@ -2,7 +2,9 @@
 
 Amounts are kept in integer minor units and written as exact decimal JSON numbers. A balance
 difference is `provider - ledger`: positive when the provider holds more than the ledger says
-is available.
+is available (for a card, available adjusted for its movements in flight: see
+`finplat.reconciliation.card_balances`). A card's difference names its `cardId`, a budget's its
+`budgetId`.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from datetime import datetime
 from typing import Any
 
 from finplat.kit.money import amount_for_json, exact_json_numbers, from_minor
+
+NO_PROVIDER = "NO_PROVIDER_CONFIGURED"  # the reason of accounts whose provider is not configured
 
 
 @dataclass(frozen=True)
@@ -39,12 +43,15 @@ class PendingTransaction:
 class BalanceDifference:
     company_id: int
     user_id: int
-    budget_id: str | None  # None: money the provider holds where the platform mirrors nothing
+    # None: a card's balance, or money the provider holds where the platform mirrors nothing
+    budget_id: str | None
     currency: str
     ledger_minor: int  # the ledger's available balance (posted - pending debits)
+    # (a card's: adjusted for its movements in flight, as the provider made them)
     provider_minor: int
     source: str  # the balance source (provider) that reported it
     note: str | None = None
+    card_id: int | None = None  # the card whose balance differs (local id)
 
     @property
     def difference_minor(self) -> int:
@@ -53,8 +60,8 @@ class BalanceDifference:
 
 @dataclass(frozen=True)
 class UncheckedAccount:
-    """A provider account whose balances could not be compared (the provider did not answer
-    or refused)."""
+    """A provider account (or a card: its provider card id) whose balances could not be
+    compared (the provider did not answer or refused)."""
 
     company_id: int
     user_id: int
@@ -62,6 +69,7 @@ class UncheckedAccount:
     account_id: str
     balances: int  # local balances left unchecked
     reason: str  # the error code
+    card_id: int | None = None  # the card left unchecked (local id)
 
 
 @dataclass(frozen=True)
@@ -142,6 +150,7 @@ class ReconciliationReport:
                         "companyId": d.company_id,
                         "userId": d.user_id,
                         "budgetId": d.budget_id,
+                        "cardId": d.card_id,
                         "currency": d.currency,
                         "ledger": from_minor(d.ledger_minor, d.currency),
                         "provider": from_minor(d.provider_minor, d.currency),
@@ -157,6 +166,7 @@ class ReconciliationReport:
                         "userId": u.user_id,
                         "source": u.source,
                         "accountId": u.account_id,
+                        "cardId": u.card_id,
                         "balances": u.balances,
                         "reason": u.reason,
                     }
@@ -197,7 +207,12 @@ class ReconciliationReport:
             f"difference(s), {len(self.unchecked)} unchecked account(s)"
         )
         for d in self.differences:
-            where = f"budget {d.budget_id}" if d.budget_id else "unmirrored provider budget"
+            if d.card_id is not None:
+                where = f"card {d.card_id}"
+            elif d.budget_id:
+                where = f"budget {d.budget_id}"
+            else:
+                where = "unmirrored provider budget"
             lines.append(
                 f"  difference: company {d.company_id} user {d.user_id} {where} {d.currency}: "
                 f"ledger {from_minor(d.ledger_minor, d.currency)}, provider "
@@ -205,8 +220,9 @@ class ReconciliationReport:
                 f"{from_minor(d.difference_minor, d.currency)}" + (f" ({d.note})" if d.note else "")
             )
         lines += [
-            f"  unchecked: company {u.company_id} user {u.user_id} {u.source} account "
-            f"{u.account_id} ({u.balances} balance(s)): {u.reason}"
+            f"  unchecked: company {u.company_id} user {u.user_id} {u.source} "
+            + (f"card {u.card_id}" if u.card_id is not None else f"account {u.account_id}")
+            + f" ({u.balances} balance(s)): {u.reason}"
             for u in self.unchecked
         ]
         lines += [f"  error: company {e.company_id} {e.stage}: {e.error}" for e in self.errors]

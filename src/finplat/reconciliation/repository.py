@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.banking.models import BankingBalance, BankingBudget
+from finplat.cards.funding import CANCELLED, FundingStatus
+from finplat.cards.models import Card
+from finplat.cards.models_funding import CardFunding
 
 
 async def companies_with_budget_balances(session: AsyncSession) -> list[int]:
@@ -27,3 +32,85 @@ async def budget_balances(
         .order_by(BankingBudget.account_id, BankingBudget.id, BankingBalance.currency)
     )
     return [(balance, budget) for balance, budget in (await session.execute(stmt)).all()]
+
+
+# ------------------------------------------------------------------------------------ cards
+
+
+async def companies_with_card_balances(session: AsyncSession) -> list[int]:
+    """Companies with a card the provider has issued and not cancelled."""
+    stmt = (
+        select(Card.company_id)
+        .where(Card.status != CANCELLED, Card.provider_card_id.is_not(None))
+        .distinct()
+        .order_by(Card.company_id)
+    )
+    return [int(i) for i in (await session.execute(stmt)).scalars()]
+
+
+async def card_balances(session: AsyncSession, *, company_id: int) -> list[Card]:
+    """The company's cards whose balance the provider holds: issued there, not cancelled."""
+    stmt = (
+        select(Card)
+        .where(
+            Card.company_id == company_id,
+            Card.status != CANCELLED,
+            Card.provider_card_id.is_not(None),
+        )
+        .order_by(Card.id)
+    )
+    return list((await session.execute(stmt)).scalars())
+
+
+async def pending_card_fundings(
+    session: AsyncSession, *, company_id: int, card_id: int
+) -> list[CardFunding]:
+    """The card's money movements still `PENDING` (their ledger reservation is pending)."""
+    stmt = (
+        select(CardFunding)
+        .where(
+            CardFunding.company_id == company_id,
+            CardFunding.card_id == card_id,
+            CardFunding.status == FundingStatus.PENDING.value,
+        )
+        .order_by(CardFunding.id)
+        .execution_options(populate_existing=True)
+    )
+    return list((await session.execute(stmt)).scalars())
+
+
+async def companies_with_stale_card_fundings(
+    session: AsyncSession, *, before: datetime
+) -> list[int]:
+    stmt = (
+        select(CardFunding.company_id)
+        .where(CardFunding.status == FundingStatus.PENDING.value, CardFunding.created_at < before)
+        .distinct()
+        .order_by(CardFunding.company_id)
+    )
+    return [int(i) for i in (await session.execute(stmt)).scalars()]
+
+
+async def stale_card_fundings(
+    session: AsyncSession, *, company_id: int, before: datetime
+) -> list[tuple[int, int]]:
+    """(funding id, card id) of the company's card fundings `PENDING` since before `before`."""
+    stmt = (
+        select(CardFunding.id, CardFunding.card_id)
+        .where(
+            CardFunding.company_id == company_id,
+            CardFunding.status == FundingStatus.PENDING.value,
+            CardFunding.created_at < before,
+        )
+        .order_by(CardFunding.id)
+    )
+    return [(int(f), int(c)) for f, c in (await session.execute(stmt)).all()]
+
+
+async def card_funding_statuses(
+    session: AsyncSession, *, company_id: int, funding_ids: list[int]
+) -> dict[int, str]:
+    stmt = select(CardFunding.id, CardFunding.status).where(
+        CardFunding.company_id == company_id, CardFunding.id.in_(funding_ids)
+    )
+    return {int(i): str(s) for i, s in (await session.execute(stmt)).all()}

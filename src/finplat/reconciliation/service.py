@@ -3,6 +3,8 @@
 1. Every `PENDING` transaction goes through its domain's refresher (`finplat.transactions.
    refresh`), one unit of work per transaction, bound to its company: what the provider has
    decided is applied (the only change a run makes); the rest stays pending, with the reason.
+   Card fundings left pending by a provider failure are settled the same way once they are a
+   few minutes old (`finplat.reconciliation.card_fundings`).
 2. Every balance source (`finplat.reconciliation.balances.BALANCE_CHECKERS`) compares the
    provider's balances with the ledger. Differences are reported, never corrected: a
    correction is an operator's decision, made with a new ledger transfer.
@@ -24,6 +26,7 @@ from finplat.db.unit_of_work import unit_of_work
 from finplat.errors import ApiError, NotFound
 from finplat.kit.clock import utcnow
 from finplat.providers.registry import Providers
+from finplat.reconciliation import card_fundings
 from finplat.reconciliation.balances import BALANCE_CHECKERS, BalanceChecker
 from finplat.reconciliation.report import (
     PendingTransaction,
@@ -63,12 +66,22 @@ async def reconcile(
             scope = [company_id]
         else:
             found = set(await transactions_repository.companies_with_pending(session))
+            found.update(await card_fundings.companies(session))
             for checker in chosen:
                 found.update(await checker.companies(session))
             scope = sorted(found)
     report.companies = scope
     for company in scope:
         await _settle_pending(factory, providers, company, report)
+        try:
+            await card_fundings.settle(factory, providers, company, report)
+        except Exception as exc:  # one company's failure must not stop the others
+            log.error(
+                "reconciliation_card_fundings_failed",
+                company_id=company,
+                error_type=type(exc).__name__,
+            )
+            report.errors.append(RunError(company, "card fundings", type(exc).__name__))
         for checker in chosen:
             try:
                 report.add_check(await checker.check(factory, providers, company_id=company))
@@ -176,6 +189,7 @@ def log_report(report: ReconciliationReport) -> None:
             company_id=difference.company_id,
             user_id=difference.user_id,
             budget_id=difference.budget_id,
+            card_id=difference.card_id,
             currency=difference.currency,
             source=difference.source,
         )
@@ -185,5 +199,6 @@ def log_report(report: ReconciliationReport) -> None:
             company_id=account.company_id,
             user_id=account.user_id,
             source=account.source,
+            card_id=account.card_id,
             reason=account.reason,
         )
