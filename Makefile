@@ -3,7 +3,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test test-postgres fuzz lint format clean
+.PHONY: install run test test-postgres fuzz lint format clean bench
 
 install: $(STAMP)
 
@@ -41,6 +41,21 @@ lint: install
 format: install
 	$(VENV)/bin/ruff format src tests migrations
 	$(VENV)/bin/ruff check --fix src tests migrations
+
+# Card top-up benchmark (issue 5): a real server on a fresh PostgreSQL database, `spread` and
+# `hot` scenarios, then the pgbench yardstick when ../shared/bench is present, then the ratios.
+# BENCH_SECONDS / BENCH_CLIENTS tune the run; BENCH_ARGS passes more (e.g. --workers 2).
+BENCH_SECONDS ?= 20
+BENCH_CLIENTS ?= 32
+CEILING := ../shared/bench/ceiling.sh
+
+bench: install
+	@mkdir -p var
+	@$(PY) bench/topups.py --seconds $(BENCH_SECONDS) --clients $(BENCH_CLIENTS) $(BENCH_ARGS) \
+		> var/bench.jsonl; status=$$?; cat var/bench.jsonl; exit $$status
+	@if [ -x $(CEILING) ]; then $(CEILING) $(BENCH_SECONDS) 16 | tee -a var/bench.jsonl; \
+		else echo '[bench] $(CEILING) not found: no ceiling figure'; fi
+	@$(PY) bench/ratio.py var/bench.jsonl
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache
