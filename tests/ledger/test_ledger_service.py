@@ -5,7 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from sqlalchemy import func, select, update
+from sqlalchemy import event, func, select, update
+from sqlalchemy.engine import Engine
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.kit.clock import set_clock
@@ -276,6 +277,35 @@ async def test_debit_larger_than_any_shard_is_taken_across_shards(session: Async
             legs=[Leg(book.master.id, -1), Leg(book.card.id, 1)],
             code="sweep",
         )
+
+
+async def test_money_held_in_one_shard_costs_at_most_one_failed_debit(
+    session: AsyncSession,
+) -> None:
+    book = await open_book(session)
+    await fund(session, book, book.master, 1_000)  # one credit: one shard holds it all
+    updates: list[str] = []
+
+    def count(*args: object) -> None:
+        statement = str(args[2])
+        if statement.startswith("UPDATE ledger_balances"):
+            updates.append(statement)
+
+    event.listen(Engine, "before_cursor_execute", count)
+    try:
+        for _ in range(10):
+            updates.clear()
+            await ledger.post_transfer(
+                session,
+                company_id=book.company_id,
+                legs=[Leg(book.master.id, -10), Leg(book.card.id, 10)],
+                code="spend",
+            )
+            # The master debit: the random shard, then (if empty) the funded one; the credit.
+            assert len(updates) <= 3
+    finally:
+        event.remove(Engine, "before_cursor_execute", count)
+    assert await available(session, book, book.master) == 900
 
 
 async def test_database_refuses_a_negative_shard_even_if_code_forgets(

@@ -128,6 +128,15 @@ async def apply_delta(
     return int(result.rowcount) == 1  # type: ignore[attr-defined]
 
 
+async def available_by_shard(session: AsyncSession, *, account_id: int) -> dict[int, int]:
+    """Each shard's available balance (posted - pending debits), read without a lock: a hint
+    for choosing a shard, never a check (the conditional UPDATE is the check)."""
+    stmt = select(LedgerBalance.shard, LedgerBalance.posted - LedgerBalance.pending_debits).where(
+        LedgerBalance.account_id == account_id
+    )
+    return {int(shard): int(held) for shard, held in (await session.execute(stmt)).all()}
+
+
 async def lock_shards(session: AsyncSession, *, account_id: int) -> list[LedgerBalance]:
     """Lock every shard of an account in shard order (the global lock order)."""
     stmt = for_update(
