@@ -25,6 +25,7 @@ from finplat.errors import ApiError, error_response
 from finplat.idempotency import service as idempotency
 from finplat.idempotency.http import RequestClaim
 from finplat.kit.money import exact_json_numbers
+from finplat.providers.registry import Providers
 
 API_KEY_HEADER = "x-api-key"
 
@@ -156,8 +157,15 @@ def _principal(request: Request) -> Principal:
     return principal
 
 
+def _providers(request: Request) -> Providers:
+    providers: Providers = request.app.state.providers
+    return providers
+
+
 DbSession = Annotated[AsyncSession, Depends(_session)]
 CurrentPrincipal = Annotated[Principal, Depends(_principal)]
+# The provider registry built at startup (tests swap in their own on `app.state`).
+CurrentProviders = Annotated[Providers, Depends(_providers)]
 
 
 def served_routes(routes: Sequence[BaseRoute]) -> list[BaseRoute]:

@@ -25,19 +25,14 @@ from finplat.errors import error_responses
 from finplat.idempotency.http import IdempotencyKeyHeader, claim_request
 from finplat.kit.schemas import UserIdPath, UserIdQuery
 from finplat.providers.banking.base import BUDGET_CURRENCIES
-from finplat.providers.registry import Providers, configured
-from finplat.routing import CurrentPrincipal, DbSession, api_router
+from finplat.providers.registry import configured
+from finplat.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 
 router = api_router(tags=["Banking"])
 
 BalanceIdPath = Annotated[
     str, Path(pattern=BALANCE_ID_PATTERN, description="The `BalanceId` the service returned.")
 ]
-
-
-def _providers(request: Request) -> Providers:
-    providers: Providers = request.app.state.providers
-    return providers
 
 
 @router.get(
@@ -86,10 +81,10 @@ async def aggregated_balance(
     responses=error_responses(400, 404, 409, 503),
 )
 async def list_budgets(
-    userId: UserIdPath, request: Request, session: DbSession, principal: CurrentPrincipal
+    userId: UserIdPath, providers: CurrentProviders, session: DbSession, principal: CurrentPrincipal
 ) -> BudgetsResponse:
     views = await discovery.budget_views(
-        session, _providers(request), company_id=principal.company_id, user_id=userId
+        session, providers, company_id=principal.company_id, user_id=userId
     )
     return BudgetsResponse(Budgets=[BudgetResponse.of(v) for v in views])
 
@@ -107,11 +102,11 @@ async def create_budget(
     userId: UserIdPath,
     body: BudgetCreate,
     request: Request,
+    providers: CurrentProviders,
     session: DbSession,
     principal: CurrentPrincipal,
     idempotency_key: IdempotencyKeyHeader = None,
 ) -> BudgetResponse:
-    providers = _providers(request)
     account = await accounts.user_account(
         session, company_id=principal.company_id, user_id=userId, account_id=body.AccountId
     )
@@ -164,10 +159,10 @@ async def get_balance(
     responses=error_responses(400, 404, 409, 503),
 )
 async def banking_info(
-    userId: UserIdPath, request: Request, session: DbSession, principal: CurrentPrincipal
+    userId: UserIdPath, providers: CurrentProviders, session: DbSession, principal: CurrentPrincipal
 ) -> BankingInfoResponse:
     details = await discovery.banking_details(
-        session, _providers(request), company_id=principal.company_id, user_id=userId
+        session, providers, company_id=principal.company_id, user_id=userId
     )
     return BankingInfoResponse.of(details)
 

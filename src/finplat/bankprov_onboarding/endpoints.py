@@ -24,17 +24,11 @@ from finplat.documents.multipart import parse_fields, read_form, single_file
 from finplat.errors import error_responses
 from finplat.kit.schemas import MAX_ID, UserIdPath
 from finplat.providers.banking_onboarding.base import InformationAnswer
-from finplat.providers.registry import Providers
-from finplat.routing import CurrentPrincipal, DbSession, api_router
+from finplat.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 
 router = api_router(tags=["Banking-provider onboarding"])
 
 UserIdQuery = Annotated[int, Query(ge=1, le=MAX_ID, description="The user's `Id`.")]
-
-
-def _providers(request: Request) -> Providers:
-    providers: Providers = request.app.state.providers
-    return providers
 
 
 @router.post(
@@ -54,14 +48,18 @@ def _providers(request: Request) -> Providers:
     openapi_extra=onboarding_request_body(),
 )
 async def submit_bankprov_onboarding(
-    userId: UserIdQuery, request: Request, session: DbSession, principal: CurrentPrincipal
+    userId: UserIdQuery,
+    request: Request,
+    providers: CurrentProviders,
+    session: DbSession,
+    principal: CurrentPrincipal,
 ) -> OnboardingResult:
     form = await read_form(request, file_fields={"ProofOfAddress"})
     fields = parse_fields(PersonalOnboardingForm, form, required_files=["ProofOfAddress"])
     proof = single_file(form.files, "ProofOfAddress")
     application = await service.submit_personal_onboarding(
         session,
-        _providers(request),
+        providers,
         company_id=principal.company_id,
         user_id=userId,
         form=fields,
@@ -89,14 +87,18 @@ async def submit_bankprov_onboarding(
     openapi_extra=documents_request_body(),
 )
 async def upload_bankprov_documents(
-    userId: UserIdPath, request: Request, session: DbSession, principal: CurrentPrincipal
+    userId: UserIdPath,
+    request: Request,
+    providers: CurrentProviders,
+    session: DbSession,
+    principal: CurrentPrincipal,
 ) -> DocumentUploadResult:
     form = await read_form(request, file_fields={"Files", "File"})
     parse_fields(DocumentsForm, form)
     uploads = service.select_documents(form.files.get("Files", []), form.files.get("File", []))
     result = await service.upload_documents(
         session,
-        _providers(request),
+        providers,
         company_id=principal.company_id,
         user_id=userId,
         uploads=uploads,
@@ -120,10 +122,10 @@ async def upload_bankprov_documents(
     responses=error_responses(400, 404, 409, 503),
 )
 async def list_bankprov_information_requests(
-    userId: UserIdPath, request: Request, session: DbSession, principal: CurrentPrincipal
+    userId: UserIdPath, providers: CurrentProviders, session: DbSession, principal: CurrentPrincipal
 ) -> OutstandingRequirements:
     result = await service.outstanding(
-        session, _providers(request), company_id=principal.company_id, user_id=userId
+        session, providers, company_id=principal.company_id, user_id=userId
     )
     return OutstandingRequirements(
         AccountId=result.account_id,
@@ -150,13 +152,13 @@ async def list_bankprov_information_requests(
 async def answer_bankprov_information_requests(
     userId: UserIdPath,
     body: InformationAnswers,
-    request: Request,
+    providers: CurrentProviders,
     session: DbSession,
     principal: CurrentPrincipal,
 ) -> AnswersResult:
     result = await service.answer_information(
         session,
-        _providers(request),
+        providers,
         company_id=principal.company_id,
         user_id=userId,
         answers=[InformationAnswer(a.RequestId, a.Answer) for a in body.Answers],

@@ -23,8 +23,7 @@ from finplat.documents import multipart
 from finplat.documents.file_types import VERIFICATION_DOCUMENT_TYPES, UnreadableFile, identify
 from finplat.errors import ValidationFailed, error_responses
 from finplat.kit.pagination import PageParams
-from finplat.providers.registry import Providers
-from finplat.routing import CurrentPrincipal, DbSession, api_router
+from finplat.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 
 router = api_router(tags=["Business onboarding"])
 
@@ -55,11 +54,6 @@ class InvalidDocument(ValidationFailed):
     message = "The file is not a readable PDF, JPEG or PNG document."
 
 
-def _providers(request: Request) -> Providers:
-    providers: Providers = request.app.state.providers
-    return providers
-
-
 @router.post(
     APPLICATION,
     response_model=BusinessApplicationResponse,
@@ -74,12 +68,12 @@ def _providers(request: Request) -> Providers:
 async def create_application(
     userId: UserIdQuery,
     body: BusinessApplicationCreate,
-    request: Request,
+    providers: CurrentProviders,
     session: DbSession,
     principal: CurrentPrincipal,
 ) -> BusinessApplicationResponse:
     application = await service.create_application(
-        session, _providers(request), company_id=principal.company_id, user_id=userId, data=body
+        session, providers, company_id=principal.company_id, user_id=userId, data=body
     )
     return BusinessApplicationResponse.of(application)
 
@@ -111,12 +105,12 @@ async def get_application(
 async def set_compliance_requirements(
     userId: UserIdQuery,
     body: ComplianceRequirements,
-    request: Request,
+    providers: CurrentProviders,
     session: DbSession,
     principal: CurrentPrincipal,
 ) -> ComplianceRequirementsResponse:
     stored = await service.set_compliance_requirements(
-        session, _providers(request), company_id=principal.company_id, user_id=userId, data=body
+        session, providers, company_id=principal.company_id, user_id=userId, data=body
     )
     return ComplianceRequirementsResponse.model_validate(
         {
@@ -141,12 +135,12 @@ async def set_compliance_requirements(
 async def add_person(
     userId: UserIdQuery,
     body: AssociatedPersonCreate,
-    request: Request,
+    providers: CurrentProviders,
     session: DbSession,
     principal: CurrentPrincipal,
 ) -> AssociatedPersonResponse:
     person = await service.add_person(
-        session, _providers(request), company_id=principal.company_id, user_id=userId, data=body
+        session, providers, company_id=principal.company_id, user_id=userId, data=body
     )
     return AssociatedPersonResponse.of(person)
 
@@ -183,14 +177,18 @@ async def list_people(
     ),
 )
 async def upload_application_document(
-    userId: UserIdQuery, request: Request, session: DbSession, principal: CurrentPrincipal
+    userId: UserIdQuery,
+    request: Request,
+    providers: CurrentProviders,
+    session: DbSession,
+    principal: CurrentPrincipal,
 ) -> BusinessDocumentResponse:
     form = await multipart.read_form(request, file_fields={FILE_FIELD})
     fields = multipart.parse_fields(ApplicationDocumentForm, form, required_files=[FILE_FIELD])
     content_type, data = _identified(form)
     document = await service.upload_document(
         session,
-        _providers(request),
+        providers,
         company_id=principal.company_id,
         user_id=userId,
         person_id=None,
@@ -220,6 +218,7 @@ async def upload_person_document(
     personId: PersonIdPath,
     userId: UserIdQuery,
     request: Request,
+    providers: CurrentProviders,
     session: DbSession,
     principal: CurrentPrincipal,
 ) -> BusinessDocumentResponse:
@@ -228,7 +227,7 @@ async def upload_person_document(
     content_type, data = _identified(form)
     document = await service.upload_document(
         session,
-        _providers(request),
+        providers,
         company_id=principal.company_id,
         user_id=userId,
         person_id=personId,
@@ -263,9 +262,12 @@ def _identified(form: multipart.MultipartForm) -> tuple[str, bytes]:
     responses=error_responses(400, 404, 409, 422, 503),
 )
 async def submit_application(
-    userId: UserIdQuery, request: Request, session: DbSession, principal: CurrentPrincipal
+    userId: UserIdQuery,
+    providers: CurrentProviders,
+    session: DbSession,
+    principal: CurrentPrincipal,
 ) -> BusinessApplicationResponse:
     application = await service.submit(
-        session, _providers(request), company_id=principal.company_id, user_id=userId
+        session, providers, company_id=principal.company_id, user_id=userId
     )
     return BusinessApplicationResponse.of(application)

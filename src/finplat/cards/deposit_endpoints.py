@@ -14,8 +14,7 @@ from finplat.errors import error_responses
 from finplat.idempotency.http import IdempotencyKeyHeader, claim_request
 from finplat.kit.money import AmountRange, DecimalAmount, requested_amount
 from finplat.kit.schemas import MAX_ID, RequestModel, ResponseModel, UserIdQuery
-from finplat.providers.registry import Providers
-from finplat.routing import CurrentPrincipal, DbSession, api_router
+from finplat.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 from finplat.users import service as users
 
 router = api_router(tags=["Sandbox"])
@@ -73,11 +72,11 @@ async def cards_sandbox_deposit(
     userId: UserIdQuery,
     body: StablecoinDeposit,
     request: Request,
+    providers: CurrentProviders,
     session: DbSession,
     principal: CurrentPrincipal,
     idempotency_key: IdempotencyKeyHeader = None,
 ) -> DepositResult:
-    providers: Providers = request.app.state.providers
     company_id = principal.company_id
     money = requested_amount(body.Amount, body.Currency.value)
     claim = await claim_request(request, session, principal, idempotency_key)

@@ -31,17 +31,11 @@ from finplat.idempotency.http import IdempotencyKeyHeader, claim_request
 from finplat.kit.money import from_minor
 from finplat.kit.pagination import PageParams
 from finplat.kit.schemas import UserIdQuery
-from finplat.providers.registry import Providers
-from finplat.routing import CurrentPrincipal, DbSession, api_router
+from finplat.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 
 router = api_router(tags=["Cards"])
 
 CONTROL_ERRORS = error_responses(400, 404, 409, 503)
-
-
-def _providers(request: Request) -> Providers:
-    providers: Providers = request.app.state.providers
-    return providers
 
 
 async def _response(session: DbSession, card: Card) -> CardResponse:
@@ -67,13 +61,14 @@ async def _response(session: DbSession, card: Card) -> CardResponse:
 async def cards_order(
     body: CardOrder,
     request: Request,
+    providers: CurrentProviders,
     session: DbSession,
     principal: CurrentPrincipal,
     idempotency_key: IdempotencyKeyHeader = None,
 ) -> CardResponse:
     claim = await claim_request(request, session, principal, idempotency_key)
     card = await service.order(
-        session, _providers(request), claim=claim, company_id=principal.company_id, body=body
+        session, providers, claim=claim, company_id=principal.company_id, body=body
     )
     return await _response(session, card)
 
@@ -87,10 +82,13 @@ async def cards_order(
     responses=error_responses(400, 404, 503),
 )
 async def cards_list(
-    userId: UserIdQuery, request: Request, session: DbSession, principal: CurrentPrincipal
+    userId: UserIdQuery,
+    providers: CurrentProviders,
+    session: DbSession,
+    principal: CurrentPrincipal,
 ) -> CardsResponse:
     found = await service.list_cards(
-        session, _providers(request), company_id=principal.company_id, user_id=userId
+        session, providers, company_id=principal.company_id, user_id=userId
     )
     return CardsResponse(
         Cards=[CardResponse.of(v.card, available=v.available, posted=v.posted) for v in found]
@@ -109,13 +107,13 @@ async def cards_list(
 async def cards_detail(
     cardId: CardIdPath,
     userId: UserIdQuery,
-    request: Request,
+    providers: CurrentProviders,
     session: DbSession,
     principal: CurrentPrincipal,
 ) -> CardResponse:
     view = await service.detail(
         session,
-        _providers(request),
+        providers,
         company_id=principal.company_id,
         user_id=userId,
         card_id=cardId,
@@ -134,7 +132,7 @@ async def cards_detail(
 async def cards_transactions(
     cardId: CardIdPath,
     userId: UserIdQuery,
-    request: Request,
+    providers: CurrentProviders,
     session: DbSession,
     principal: CurrentPrincipal,
     page: PageParams,
@@ -147,7 +145,7 @@ async def cards_transactions(
 ) -> CardTransactionsPage:
     card, found = await service.card_transactions(
         session,
-        _providers(request),
+        providers,
         company_id=principal.company_id,
         user_id=userId,
         card_id=cardId,
@@ -201,12 +199,12 @@ async def _card(
 async def cards_freeze(
     cardId: CardIdPath,
     userId: UserIdQuery,
-    request: Request,
+    providers: CurrentProviders,
     session: DbSession,
     principal: CurrentPrincipal,
 ) -> CardResponse:
     card = await _card(session, principal, userId, cardId)
-    return await _response(session, await service.freeze(session, _providers(request), card))
+    return await _response(session, await service.freeze(session, providers, card))
 
 
 @router.post(
@@ -221,12 +219,12 @@ async def cards_freeze(
 async def cards_enable(
     cardId: CardIdPath,
     userId: UserIdQuery,
-    request: Request,
+    providers: CurrentProviders,
     session: DbSession,
     principal: CurrentPrincipal,
 ) -> CardResponse:
     card = await _card(session, principal, userId, cardId)
-    return await _response(session, await service.enable(session, _providers(request), card))
+    return await _response(session, await service.enable(session, providers, card))
 
 
 @router.post(
@@ -240,12 +238,12 @@ async def cards_enable(
 async def cards_activate(
     cardId: CardIdPath,
     userId: UserIdQuery,
-    request: Request,
+    providers: CurrentProviders,
     session: DbSession,
     principal: CurrentPrincipal,
 ) -> CardResponse:
     card = await _card(session, principal, userId, cardId)
-    return await _response(session, await service.activate(session, _providers(request), card))
+    return await _response(session, await service.activate(session, providers, card))
 
 
 @router.post(
@@ -261,12 +259,12 @@ async def cards_set_pin(
     cardId: CardIdPath,
     userId: UserIdQuery,
     body: PinBody,
-    request: Request,
+    providers: CurrentProviders,
     session: DbSession,
     principal: CurrentPrincipal,
 ) -> PinResponse:
     card = await _card(session, principal, userId, cardId)
-    card = await service.set_pin(session, _providers(request), card, body.Pin)
+    card = await service.set_pin(session, providers, card, body.Pin)
     return PinResponse(CardId=card.id, PinSet=card.pin_set)
 
 
@@ -298,12 +296,12 @@ async def cards_put_auto_lock(
     cardId: CardIdPath,
     userId: UserIdQuery,
     body: AutoLockBody,
-    request: Request,
+    providers: CurrentProviders,
     session: DbSession,
     principal: CurrentPrincipal,
 ) -> CardAutoLockResponseV2:
     card = await _card(session, principal, userId, cardId)
-    return _auto_lock(await service.set_auto_lock(session, _providers(request), card, body.enabled))
+    return _auto_lock(await service.set_auto_lock(session, providers, card, body.enabled))
 
 
 @router.post(
@@ -316,12 +314,12 @@ async def cards_put_auto_lock(
 async def cards_enable_auto_lock(
     cardId: CardIdPath,
     userId: UserIdQuery,
-    request: Request,
+    providers: CurrentProviders,
     session: DbSession,
     principal: CurrentPrincipal,
 ) -> CardAutoLockResponseV2:
     card = await _card(session, principal, userId, cardId)
-    return _auto_lock(await service.set_auto_lock(session, _providers(request), card, True))
+    return _auto_lock(await service.set_auto_lock(session, providers, card, True))
 
 
 @router.post(
@@ -334,12 +332,12 @@ async def cards_enable_auto_lock(
 async def cards_disable_auto_lock(
     cardId: CardIdPath,
     userId: UserIdQuery,
-    request: Request,
+    providers: CurrentProviders,
     session: DbSession,
     principal: CurrentPrincipal,
 ) -> CardAutoLockResponseV2:
     card = await _card(session, principal, userId, cardId)
-    return _auto_lock(await service.set_auto_lock(session, _providers(request), card, False))
+    return _auto_lock(await service.set_auto_lock(session, providers, card, False))
 
 
 @router.delete(
@@ -358,12 +356,12 @@ async def cards_disable_auto_lock(
 async def cards_cancel(
     cardId: CardIdPath,
     userId: UserIdQuery,
-    request: Request,
+    providers: CurrentProviders,
     session: DbSession,
     principal: CurrentPrincipal,
 ) -> CardResponse:
     card = await _card(session, principal, userId, cardId)
-    return await _response(session, await service.cancel(session, _providers(request), card))
+    return await _response(session, await service.cancel(session, providers, card))
 
 
 @router.get(
@@ -378,11 +376,12 @@ async def cards_widget(
     cardId: CardIdPath,
     userId: UserIdQuery,
     request: Request,
+    providers: CurrentProviders,
     session: DbSession,
     principal: CurrentPrincipal,
 ) -> WidgetResponse:
     card = await _card(session, principal, userId, cardId)
     settings: Settings = request.app.state.settings
     base_url = settings.public_base_url or str(request.base_url)
-    found = await service.widget(session, _providers(request), card, base_url=base_url)
+    found = await service.widget(session, providers, card, base_url=base_url)
     return WidgetResponse(Url=found.url, ExpiresAt=found.expires_at)

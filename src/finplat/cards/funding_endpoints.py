@@ -19,7 +19,7 @@ from finplat.idempotency.http import IdempotencyKeyHeader, claim_request
 from finplat.kit.fields import WholeNumber
 from finplat.kit.money import AmountRange, DecimalAmount, from_minor, requested_amount
 from finplat.kit.schemas import MAX_ID, RequestModel, ResponseModel, TierIdPath, UserIdQuery
-from finplat.routing import CurrentPrincipal, DbSession, api_router
+from finplat.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 from finplat.users import service as users
 
 router = api_router(tags=["Cards"])
@@ -171,6 +171,7 @@ class FeeScheduleResponse(ResponseModel):
 async def cards_topup(
     body: TopupRequest,
     request: Request,
+    providers: CurrentProviders,
     session: DbSession,
     principal: CurrentPrincipal,
     idempotency_key: IdempotencyKeyHeader = None,
@@ -179,7 +180,7 @@ async def cards_topup(
     claim = await claim_request(request, session, principal, idempotency_key)
     result = await funding.topup(
         session,
-        request.app.state.providers,
+        providers,
         claim=claim,
         company_id=principal.company_id,
         card_id=body.CardId,
@@ -215,6 +216,7 @@ async def cards_topup(
 async def cards_unload(
     body: UnloadRequest,
     request: Request,
+    providers: CurrentProviders,
     session: DbSession,
     principal: CurrentPrincipal,
     idempotency_key: IdempotencyKeyHeader = None,
@@ -223,7 +225,7 @@ async def cards_unload(
     claim = await claim_request(request, session, principal, idempotency_key)
     result = await funding.unload(
         session,
-        request.app.state.providers,
+        providers,
         claim=claim,
         company_id=principal.company_id,
         card_id=body.CardId,

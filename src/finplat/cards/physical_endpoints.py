@@ -17,8 +17,7 @@ from finplat.kit.money import DecimalAmount, from_minor
 from finplat.kit.schemas import MAX_ID, RequestModel, ResponseModel, UserIdQuery
 from finplat.providers.cards.base import DeliveryAddress
 from finplat.providers.names import BankProvider
-from finplat.providers.registry import Providers
-from finplat.routing import CurrentPrincipal, DbSession, api_router
+from finplat.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 
 router = api_router(tags=["Cards"])
 
@@ -78,11 +77,6 @@ class ShipmentResponse(ShippingQuoteResponse):
     TransferId: int = Field(description="The ledger transfer that charged the fee.")
 
 
-def _providers(request: Request) -> Providers:
-    providers: Providers = request.app.state.providers
-    return providers
-
-
 def _country(value: str) -> str:
     if value not in COUNTRY_CODES:
         raise physical.UnknownCountry()
@@ -103,13 +97,13 @@ async def cards_physical_fees(
     userId: UserIdQuery,
     country: CountryQuery,
     cardTypeId: CardTypeIdQuery,
-    request: Request,
+    providers: CurrentProviders,
     session: DbSession,
     principal: CurrentPrincipal,
 ) -> PhysicalCardFees:
     product_id, quote = await physical.product_fees(
         session,
-        _providers(request),
+        providers,
         company_id=principal.company_id,
         user_id=userId,
         card_type_id=cardTypeId,
@@ -145,7 +139,7 @@ SHIPPING_RULES = (
 async def cards_bulk_ship_quote(
     cardId: CardIdPath,
     userId: UserIdQuery,
-    request: Request,
+    providers: CurrentProviders,
     session: DbSession,
     principal: CurrentPrincipal,
     country: Annotated[
@@ -158,7 +152,7 @@ async def cards_bulk_ship_quote(
 ) -> ShippingQuoteResponse:
     card, quote = await physical.card_fees(
         session,
-        _providers(request),
+        providers,
         company_id=principal.company_id,
         user_id=userId,
         card_id=cardId,
@@ -191,6 +185,7 @@ async def cards_bulk_ship(
     cardId: CardIdPath,
     userId: UserIdQuery,
     request: Request,
+    providers: CurrentProviders,
     session: DbSession,
     principal: CurrentPrincipal,
     body: ShipmentRequest | None = None,
@@ -213,7 +208,7 @@ async def cards_bulk_ship(
     claim = await claim_request(request, session, principal, idempotency_key)
     shipment = await physical.ship(
         session,
-        _providers(request),
+        providers,
         claim=claim,
         company_id=principal.company_id,
         user_id=userId,

@@ -7,7 +7,7 @@ from decimal import Decimal
 from typing import Annotated
 
 import structlog
-from fastapi import Path, Request
+from fastapi import Path
 from pydantic import ConfigDict, Field
 
 from finplat.cards import auto_topup, decline_fees, funding
@@ -22,8 +22,7 @@ from finplat.ledger.core import Leg
 from finplat.ledger.service import CompanyAccount
 from finplat.providers.calls import call_provider
 from finplat.providers.cards.base import CardSimulation
-from finplat.providers.registry import Providers
-from finplat.routing import CurrentPrincipal, DbSession, api_router
+from finplat.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 
 router = api_router(tags=["Sandbox"])
 log = structlog.get_logger("finplat.cards.simulation")
@@ -75,11 +74,10 @@ async def cards_sandbox_authorize(
     cardId: CardIdPath,
     userId: UserIdQuery,
     body: Authorization,
-    request: Request,
+    providers: CurrentProviders,
     session: DbSession,
     principal: CurrentPrincipal,
 ) -> AuthorizationResult:
-    providers: Providers = request.app.state.providers
     company_id = principal.company_id
     money = requested_amount(body.Amount, body.Currency.value)
     card = await funding.find_card(session, company_id=company_id, card_id=cardId, user_id=userId)

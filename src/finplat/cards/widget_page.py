@@ -15,12 +15,13 @@ import base64
 import hashlib
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pydantic import Field
 
 from finplat.kit.schemas import RequestModel
 from finplat.providers.cards.sandbox import WIDGET_PATH, InvalidWidgetToken, SandboxCardProgram
+from finplat.routing import CurrentProviders
 
 SCRIPT_PATH = f"{WIDGET_PATH}.js"
 REVEAL_PATH = f"{WIDGET_PATH}/reveal"
@@ -150,8 +151,8 @@ REVEAL_SCHEMA: dict[str, Any] = {
     },
     response_class=JSONResponse,
 )
-async def card_widget_reveal(body: RevealBody, request: Request) -> JSONResponse:
-    for program in request.app.state.providers.card_programs.values():
+async def card_widget_reveal(body: RevealBody, providers: CurrentProviders) -> JSONResponse:
+    for program in providers.card_programs.values():
         if not isinstance(program, SandboxCardProgram):
             continue
         try:

@@ -22,7 +22,7 @@ from finplat.kyc.statuses import KycMethod
 from finplat.providers.identity.base import IdentityDocument
 from finplat.providers.registry import Providers
 from finplat.provisioning import status_report
-from finplat.routing import CurrentPrincipal, DbSession, api_router
+from finplat.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 
 router = api_router(tags=["KYC"])
 KYC_ERRORS = error_responses(400, 404, 409, 503)
@@ -35,11 +35,6 @@ ONE_METHOD = (
     "400 `SSN_REQUIRED`. The review arrives later from the provider; follow it with "
     "`GET /api/v2/users/{userId}/kyc/detailed-status` or the `kyc.status_updated` event."
 )
-
-
-def _providers(request: Request) -> Providers:
-    providers: Providers = request.app.state.providers
-    return providers
 
 
 def _base_url(request: Request) -> str:
@@ -72,12 +67,13 @@ async def _start_with_token(
     user_id: int,
     body: KycQuestionnaire,
     request: Request,
+    providers: Providers,
     session: AsyncSession,
     principal: Principal,
 ) -> KycSessionResponse:
     started = await service.start_with_token(
         session,
-        _providers(request),
+        providers,
         company_id=principal.company_id,
         user_id=user_id,
         method=method,
@@ -99,10 +95,13 @@ async def create_kyc_url(
     userId: UserIdPath,
     body: KycQuestionnaire,
     request: Request,
+    providers: CurrentProviders,
     session: DbSession,
     principal: CurrentPrincipal,
 ) -> KycSessionResponse:
-    return await _start_with_token(KycMethod.HOSTED_LINK, userId, body, request, session, principal)
+    return await _start_with_token(
+        KycMethod.HOSTED_LINK, userId, body, request, providers, session, principal
+    )
 
 
 @router.post(
@@ -117,10 +116,13 @@ async def create_sdk_token(
     userId: UserIdPath,
     body: KycQuestionnaire,
     request: Request,
+    providers: CurrentProviders,
     session: DbSession,
     principal: CurrentPrincipal,
 ) -> KycSessionResponse:
-    return await _start_with_token(KycMethod.MOBILE_SDK, userId, body, request, session, principal)
+    return await _start_with_token(
+        KycMethod.MOBILE_SDK, userId, body, request, providers, session, principal
+    )
 
 
 @router.post(
@@ -136,13 +138,13 @@ async def create_sdk_token(
 async def verify_with_reusable_identity(
     userId: UserIdPath,
     body: ReusableIdentityRequest,
-    request: Request,
+    providers: CurrentProviders,
     session: DbSession,
     principal: CurrentPrincipal,
 ) -> KycSessionResponse:
     started = await service.start_reusable_identity(
         session,
-        _providers(request),
+        providers,
         company_id=principal.company_id,
         user_id=userId,
         request=body,
@@ -162,14 +164,14 @@ async def verify_with_reusable_identity(
 async def submit_manual_kyc(
     userId: UserIdPath,
     body: ManualKycRequest,
-    request: Request,
+    providers: CurrentProviders,
     session: DbSession,
     principal: CurrentPrincipal,
 ) -> KycSessionResponse:
     document = body.Document
     started = await service.start_manual(
         session,
-        _providers(request),
+        providers,
         company_id=principal.company_id,
         user_id=userId,
         request=body,
@@ -194,10 +196,10 @@ async def submit_manual_kyc(
     responses=error_responses(400, 404, 409, 503),
 )
 async def issue_share_token(
-    userId: UserIdPath, request: Request, session: DbSession, principal: CurrentPrincipal
+    userId: UserIdPath, providers: CurrentProviders, session: DbSession, principal: CurrentPrincipal
 ) -> ShareTokenResponse:
     token = await service.issue_share_token(
-        session, _providers(request), company_id=principal.company_id, user_id=userId
+        session, providers, company_id=principal.company_id, user_id=userId
     )
     return ShareTokenResponse(ShareToken=token.token, ExpiresAt=token.expires_at)
 

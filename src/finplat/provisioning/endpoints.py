@@ -2,16 +2,15 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Query, Request
+from fastapi import Query
 
 from finplat.errors import error_responses
 from finplat.kit.schemas import MAX_ID, UserIdPath
 from finplat.providers.names import BankProvider, provider_type
-from finplat.providers.registry import Providers
 from finplat.provisioning import card_accounts
 from finplat.provisioning.schemas import BankingProvidersResponse, ProviderAccountResponse
 from finplat.provisioning.status_report import provider_statuses
-from finplat.routing import CurrentPrincipal, DbSession, api_router
+from finplat.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 
 router = api_router(tags=["Provisioning"])
 UserIdQuery = Annotated[int, Query(ge=1, le=MAX_ID, description="The user's `Id`.")]
@@ -29,9 +28,8 @@ UserIdQuery = Annotated[int, Query(ge=1, le=MAX_ID, description="The user's `Id`
     responses=error_responses(400, 404, 409, 503),
 )
 async def create_cardprov_account(
-    userId: UserIdPath, request: Request, session: DbSession, principal: CurrentPrincipal
+    userId: UserIdPath, providers: CurrentProviders, session: DbSession, principal: CurrentPrincipal
 ) -> ProviderAccountResponse:
-    providers: Providers = request.app.state.providers
     result = await card_accounts.provision_card_account(
         session, providers, company_id=principal.company_id, user_id=userId
     )

@@ -21,7 +21,7 @@ from finplat.kit.money import (
     requested_amount,
 )
 from finplat.kit.schemas import RequestModel, UserIdQuery
-from finplat.routing import CurrentPrincipal, DbSession, api_router
+from finplat.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 from finplat.sandbox import banking
 from finplat.transactions.schemas import TransactionResponse
 
@@ -75,6 +75,7 @@ async def credit_budget(
     userId: UserIdQuery,
     body: IncomingCredit,
     request: Request,
+    providers: CurrentProviders,
     session: DbSession,
     principal: CurrentPrincipal,
 ) -> TransactionResponse:
@@ -87,7 +88,7 @@ async def credit_budget(
     settings: Settings = request.app.state.settings
     transaction = await banking.credit_budget(
         session,
-        request.app.state.providers,
+        providers,
         request.app.state.session_factory,
         secret=settings.provider_callback_secret,
         company_id=principal.company_id,

@@ -14,9 +14,9 @@ from finplat.ledger.schemas import BalanceResponse
 from finplat.providers import faults
 from finplat.providers.names import ExternalProvider
 from finplat.providers.operations import ProviderOperation
-from finplat.providers.registry import Providers, configured
+from finplat.providers.registry import configured
 from finplat.provisioning.status_report import detailed_status, provider_statuses
-from finplat.routing import CurrentPrincipal, DbSession, api_router
+from finplat.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 from finplat.sandbox import funding
 from finplat.sandbox import kyc as sandbox_kyc
 from finplat.sandbox.faults import FaultList, FaultRequest, FaultResponse, FaultsCleared
@@ -37,6 +37,7 @@ router = api_router(tags=["Sandbox"])
 async def fund_company(
     body: FundingRequest,
     request: Request,
+    providers: CurrentProviders,
     session: DbSession,
     principal: CurrentPrincipal,
     idempotency_key: IdempotencyKeyHeader = None,
@@ -46,7 +47,6 @@ async def fund_company(
     except UnknownCurrency as exc:
         raise ValidationFailed(validation_errors={"Currency": [str(exc)]}) from None
     money = funding.funding_amount(body.Amount, currency)
-    providers: Providers = request.app.state.providers
     rail = configured(providers.funding, "No funding provider is configured.")
     claim = await claim_request(request, session, principal, idempotency_key)
     result = await funding.fund_company(
@@ -143,13 +143,14 @@ async def complete_kyc(
     userId: UserIdPath,
     body: SandboxKycDecision,
     request: Request,
+    providers: CurrentProviders,
     session: DbSession,
     principal: CurrentPrincipal,
 ) -> DetailedStatusResponse:
     settings: Settings = request.app.state.settings
     await sandbox_kyc.complete(
         session,
-        request.app.state.providers,
+        providers,
         request.app.state.session_factory,
         secret=settings.provider_callback_secret,
         company_id=principal.company_id,

@@ -33,6 +33,7 @@ from finplat.providers.identity.sandbox import (
     InvalidAccessToken,
     SandboxIdentityVerification,
 )
+from finplat.routing import CurrentProviders
 from finplat.sandbox.kyc import REVIEW_OF_OUTCOME
 
 SCRIPT_PATH = f"{HOSTED_PAGE_PATH}.js"
@@ -375,7 +376,7 @@ async def hosted_verification_script() -> Response:
         503: _html("The identity provider is not the sandbox."),
     },
 )
-async def submit_hosted_verification(request: Request) -> HTMLResponse:
+async def submit_hosted_verification(request: Request, providers: CurrentProviders) -> HTMLResponse:
     media_type = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
     if media_type != FORM_MEDIA_TYPE:
         return _respond(UNSUPPORTED_PAGE, 415)
@@ -391,7 +392,7 @@ async def submit_hosted_verification(request: Request) -> HTMLResponse:
             ),
             400,
         )
-    identity = request.app.state.providers.identity
+    identity = providers.identity
     if not isinstance(identity, SandboxIdentityVerification):
         return _respond(UNAVAILABLE_PAGE, 503)
     answer, reject_type = REVIEW_OF_OUTCOME[Outcome(form.Outcome)]

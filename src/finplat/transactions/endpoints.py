@@ -5,13 +5,12 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Path, Query, Request
+from fastapi import Path, Query
 
 from finplat.errors import error_responses
 from finplat.kit.pagination import PageParams
 from finplat.kit.schemas import MAX_ID
-from finplat.providers.registry import Providers
-from finplat.routing import CurrentPrincipal, DbSession, api_router
+from finplat.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 from finplat.transactions import service
 from finplat.transactions.kinds import TransactionStatus, TransactionType
 from finplat.transactions.schemas import (
@@ -44,11 +43,6 @@ PaymentIdPath = Annotated[
         json_schema_extra={"pattern": service.PAYMENT_ID_PATTERN},
     ),
 ]
-
-
-def _providers(request: Request) -> Providers:
-    providers: Providers = request.app.state.providers
-    return providers
 
 
 @router.get(
@@ -98,14 +92,14 @@ async def list_transactions(
 )
 async def get_transaction(
     transaction_id: TransactionIdPath,
-    request: Request,
+    providers: CurrentProviders,
     session: DbSession,
     principal: CurrentPrincipal,
     userId: OptionalUserIdQuery = None,
 ) -> TransactionResponse:
     transaction = await service.refreshed(
         session,
-        _providers(request),
+        providers,
         company_id=principal.company_id,
         transaction_id=transaction_id,
         user_id=userId,
@@ -126,11 +120,11 @@ async def get_transaction(
 )
 async def transaction_payment_confirmation(
     payment_id: PaymentIdPath,
-    request: Request,
+    providers: CurrentProviders,
     session: DbSession,
     principal: CurrentPrincipal,
 ) -> PaymentConfirmationResponse:
     confirmed = await service.payment_confirmation(
-        session, _providers(request), company_id=principal.company_id, payment_id=payment_id
+        session, providers, company_id=principal.company_id, payment_id=payment_id
     )
     return PaymentConfirmationResponse.of(confirmed)

@@ -20,7 +20,7 @@ from finplat.idempotency.http import IdempotencyKeyHeader, claim_request
 from finplat.kit.schemas import UserIdQuery
 from finplat.providers.banking.fx_port import FixedSide
 from finplat.providers.registry import Providers, configured
-from finplat.routing import CurrentPrincipal, DbSession, api_router
+from finplat.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 
 router = api_router(tags=["Banking"])
 
@@ -42,15 +42,10 @@ TRADE_DESCRIPTION = (
 )
 
 
-def _providers(request: Request) -> Providers:
-    providers: Providers = request.app.state.providers
-    return providers
-
-
 async def _quote(
     body: QuoteRequest,
     user_id: int | None,
-    request: Request,
+    providers: Providers,
     session: DbSession,
     principal: CurrentPrincipal,
 ) -> QuoteResponse:
@@ -58,7 +53,7 @@ async def _quote(
     sell, buy = str(body.SellCurrency), str(body.BuyCurrency)
     outcome = await service.request_quote(
         session,
-        _providers(request),
+        providers,
         company_id=principal.company_id,
         user_id=user_id,
         account_id=body.AccountId,
@@ -90,11 +85,11 @@ async def _quote(
 async def fx_create_quotation(
     userId: UserIdQuery,
     body: QuoteRequest,
-    request: Request,
+    providers: CurrentProviders,
     session: DbSession,
     principal: CurrentPrincipal,
 ) -> QuoteResponse:
-    return await _quote(body, userId, request, session, principal)
+    return await _quote(body, userId, providers, session, principal)
 
 
 @router.post(
@@ -107,12 +102,12 @@ async def fx_create_quotation(
 )
 async def fx_order_quote(
     body: QuoteRequest,
-    request: Request,
+    providers: CurrentProviders,
     session: DbSession,
     principal: CurrentPrincipal,
     userId: OptionalUserIdQuery = None,
 ) -> QuoteResponse:
-    return await _quote(body, userId, request, session, principal)
+    return await _quote(body, userId, providers, session, principal)
 
 
 async def _trade(
@@ -121,11 +116,11 @@ async def _trade(
     account_id: str | None,
     quote_id: str,
     request: Request,
+    providers: Providers,
     session: DbSession,
     principal: CurrentPrincipal,
     idempotency_key: str | None,
 ) -> TradeResponse:
-    providers = _providers(request)
     quote = await service.quote_for_trade(
         session,
         company_id=principal.company_id,
@@ -154,6 +149,7 @@ async def fx_execute_trade(
     userId: UserIdQuery,
     body: TradeRequest,
     request: Request,
+    providers: CurrentProviders,
     session: DbSession,
     principal: CurrentPrincipal,
     idempotency_key: IdempotencyKeyHeader = None,
@@ -163,6 +159,7 @@ async def fx_execute_trade(
         account_id=body.AccountId,
         quote_id=body.QuoteId,
         request=request,
+        providers=providers,
         session=session,
         principal=principal,
         idempotency_key=idempotency_key,
@@ -181,6 +178,7 @@ async def fx_execute_trade(
 async def fx_order_trade(
     body: OrderTradeRequest,
     request: Request,
+    providers: CurrentProviders,
     session: DbSession,
     principal: CurrentPrincipal,
     userId: OptionalUserIdQuery = None,
@@ -191,6 +189,7 @@ async def fx_order_trade(
         account_id=body.AccountId,
         quote_id=body.QuoteId,
         request=request,
+        providers=providers,
         session=session,
         principal=principal,
         idempotency_key=idempotency_key,

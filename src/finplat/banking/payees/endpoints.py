@@ -25,9 +25,8 @@ from finplat.errors import error_responses
 from finplat.idempotency.http import IdempotencyKeyHeader, claim_request
 from finplat.kit.pagination import PageParams
 from finplat.kit.schemas import UserIdQuery
-from finplat.providers.banking.payees_port import PayeesPort
-from finplat.providers.registry import Providers, configured
-from finplat.routing import CurrentPrincipal, DbSession, api_router
+from finplat.providers.registry import configured
+from finplat.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 
 router = api_router(tags=["Banking"])
 
@@ -51,11 +50,6 @@ PayeeIdPath = Annotated[
     str,
     Path(pattern=PAYEE_ID_PATTERN, description="The `PayeeId` the service returned."),
 ]
-
-
-def _banking(request: Request) -> tuple[PayeesPort, Providers]:
-    providers: Providers = request.app.state.providers
-    return configured(providers.banking, NO_BANKING), providers
 
 
 @router.get(
@@ -142,11 +136,11 @@ async def payees_verify(
     payeeId: PayeeIdPath,
     userId: UserIdQuery,
     body: PayeeVerify,
-    request: Request,
+    providers: CurrentProviders,
     session: DbSession,
     principal: CurrentPrincipal,
 ) -> PayeeResponse:
-    banking, providers = _banking(request)
+    banking = configured(providers.banking, NO_BANKING)
     payee = await service.verify(
         session,
         banking,
@@ -201,11 +195,11 @@ async def payees_get(
 async def payees_delete(
     payeeId: PayeeIdPath,
     userId: UserIdQuery,
-    request: Request,
+    providers: CurrentProviders,
     session: DbSession,
     principal: CurrentPrincipal,
 ) -> PayeeResponse:
-    banking, providers = _banking(request)
+    banking = configured(providers.banking, NO_BANKING)
     payee = await service.delete(
         session,
         banking,

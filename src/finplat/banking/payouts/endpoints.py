@@ -21,8 +21,7 @@ from finplat.idempotency.http import IdempotencyKeyHeader, claim_request
 from finplat.kit.money import from_minor
 from finplat.kit.schemas import UserIdQuery
 from finplat.providers.errors import ProviderRejected, ProviderUnavailable
-from finplat.providers.registry import Providers
-from finplat.routing import CurrentPrincipal, DbSession, api_router
+from finplat.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 from finplat.transactions import refresh
 
 router = api_router(tags=["Banking"])
@@ -33,11 +32,6 @@ TERMS_RULES = (
     "currency must be `Currency` (409 `PAYEE_CURRENCY_MISMATCH`) and the budget must hold "
     "`FromCurrency`, or `Currency` when it is omitted (409 `CURRENCY_NOT_IN_BUDGET`)."
 )
-
-
-def _providers(request: Request) -> Providers:
-    providers: Providers = request.app.state.providers
-    return providers
 
 
 async def _resolve(
@@ -69,13 +63,13 @@ async def _resolve(
 async def payouts_check(
     userId: UserIdQuery,
     body: PayoutTerms,
-    request: Request,
+    providers: CurrentProviders,
     session: DbSession,
     principal: CurrentPrincipal,
 ) -> PayoutCheckResponse:
     resolved = await _resolve(session, principal, userId, body)
     checked = await service.check(
-        session, _providers(request), company_id=principal.company_id, resolved=resolved
+        session, providers, company_id=principal.company_id, resolved=resolved
     )
     price = checked.price
     debit = price.debit_currency
@@ -107,6 +101,7 @@ async def payouts_initiate(
     userId: UserIdQuery,
     body: PayoutTerms,
     request: Request,
+    providers: CurrentProviders,
     session: DbSession,
     principal: CurrentPrincipal,
     idempotency_key: IdempotencyKeyHeader = None,
@@ -115,7 +110,7 @@ async def payouts_initiate(
     resolved = await _resolve(session, principal, userId, body)
     approval, token = await service.initiate(
         session,
-        _providers(request),
+        providers,
         company_id=principal.company_id,
         user_id=userId,
         resolved=resolved,
@@ -186,6 +181,7 @@ async def payouts_create(
     userId: UserIdQuery,
     body: PayoutCreate,
     request: Request,
+    providers: CurrentProviders,
     session: DbSession,
     principal: CurrentPrincipal,
     idempotency_key: IdempotencyKeyHeader = None,
@@ -193,7 +189,7 @@ async def payouts_create(
     claim = await claim_request(request, session, principal, idempotency_key)
     tx = await service.create(
         session,
-        _providers(request),
+        providers,
         claim=claim,
         company_id=principal.company_id,
         user_id=userId,
@@ -216,7 +212,7 @@ async def payouts_create(
 async def payouts_get(
     payoutId: PayoutIdPath,
     userId: UserIdQuery,
-    request: Request,
+    providers: CurrentProviders,
     session: DbSession,
     principal: CurrentPrincipal,
 ) -> PayoutResponse:
@@ -224,7 +220,7 @@ async def payouts_get(
         session, company_id=principal.company_id, user_id=userId, payout_id=payoutId
     )
     try:
-        if await refresh.refresh(session, _providers(request), tx):
+        if await refresh.refresh(session, providers, tx):
             tx = await service.get_payout(
                 session, company_id=principal.company_id, user_id=userId, payout_id=payoutId
             )

@@ -17,7 +17,7 @@ from finplat.banking.payouts.schemas import (
     SandboxPayoutStatusChange,
 )
 from finplat.errors import error_responses
-from finplat.routing import CurrentPrincipal, DbSession, api_router
+from finplat.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 
 router = api_router(tags=["Sandbox"])
 
@@ -43,12 +43,13 @@ async def sandbox_payout_status(
     payoutId: PayoutIdPath,
     body: SandboxPayoutStatusChange,
     request: Request,
+    providers: CurrentProviders,
     session: DbSession,
     principal: CurrentPrincipal,
 ) -> PayoutResponse:
     tx = await sandbox.advance_payout(
         session,
-        request.app.state.providers,
+        providers,
         request.app.state.session_factory,
         secret=request.app.state.settings.provider_callback_secret,
         company_id=principal.company_id,
@@ -71,12 +72,13 @@ async def sandbox_payment_batch_status(
     batchId: BatchIdPath,
     body: SandboxBatchStatusChange,
     request: Request,
+    providers: CurrentProviders,
     session: DbSession,
     principal: CurrentPrincipal,
 ) -> PaymentBatchResponse:
     return await sandbox.advance_batch(
         session,
-        request.app.state.providers,
+        providers,
         request.app.state.session_factory,
         secret=request.app.state.settings.provider_callback_secret,
         company_id=principal.company_id,
@@ -95,11 +97,15 @@ async def sandbox_payment_batch_status(
     responses=error_responses(400, 404, 409, 503),
 )
 async def sandbox_payment_batch_order_cancel(
-    batchId: BatchIdPath, request: Request, session: DbSession, principal: CurrentPrincipal
+    batchId: BatchIdPath,
+    request: Request,
+    providers: CurrentProviders,
+    session: DbSession,
+    principal: CurrentPrincipal,
 ) -> PaymentBatchResponse:
     return await sandbox.cancel_batch_order(
         session,
-        request.app.state.providers,
+        providers,
         request.app.state.session_factory,
         secret=request.app.state.settings.provider_callback_secret,
         company_id=principal.company_id,

@@ -15,8 +15,8 @@ from finplat.errors import ValidationFailed, error_responses
 from finplat.idempotency import service as idempotency
 from finplat.idempotency.http import IdempotencyKeyHeader, claim_request
 from finplat.kit.schemas import UserIdQuery
-from finplat.providers.registry import Providers, configured
-from finplat.routing import CurrentPrincipal, DbSession, api_router
+from finplat.providers.registry import configured
+from finplat.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 
 router = api_router(tags=["Banking"])
 
@@ -56,6 +56,7 @@ async def banking_budget_transfer(
     userId: UserIdQuery,
     body: BudgetTransferRequest,
     request: Request,
+    providers: CurrentProviders,
     session: DbSession,
     principal: CurrentPrincipal,
     idempotency_key: IdempotencyKeyHeader = None,
@@ -65,7 +66,6 @@ async def banking_budget_transfer(
         raise ValidationFailed(validation_errors=problems)
     currency = str(body.Currency)
     money = service.transfer_money(body.Amount, currency)
-    providers: Providers = request.app.state.providers
     order = await service.resolve(
         session,
         company_id=principal.company_id,
