@@ -1,14 +1,20 @@
 """All ledger SQL. Account reads are scoped to the caller's company; balance rows are reached
-only through accounts already checked to be the company's."""
+only through accounts already checked to be the company's.
+
+The posting path (balance updates, transfer and entry rows, resolving a pending transfer) runs
+prebuilt Core statements on the session's connection: no ORM statement is built, compiled or
+scoped per call (the ORM path cost most of a top-up's CPU; see docs/performance.md). They
+carry their company filter themselves where the table has one, like every repository query.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import func, insert, or_, select, update
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy import Table, bindparam, func, insert, or_, select, update
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from finplat.db.dialect import for_update, insert_ignoring_conflicts
 from finplat.ledger.core import Delta, Entry, Layer, TransferStatus
@@ -99,6 +105,58 @@ async def accounts_of_company(
     return list((await session.execute(stmt)).scalars())
 
 
+_BALANCES = cast(Table, LedgerBalance.__table__)
+_TRANSFERS = cast(Table, LedgerTransfer.__table__)
+_ENTRIES = cast(Table, LedgerEntry.__table__)
+
+_ADD_DELTA = (
+    update(_BALANCES)
+    .where(
+        _BALANCES.c.account_id == bindparam("b_account_id"),
+        _BALANCES.c.shard == bindparam("b_shard"),
+    )
+    .values(
+        posted=_BALANCES.c.posted + bindparam("d_posted"),
+        pending_debits=_BALANCES.c.pending_debits + bindparam("d_pending_debits"),
+        pending_credits=_BALANCES.c.pending_credits + bindparam("d_pending_credits"),
+    )
+)
+_ADD_DELTA_GUARDED = _ADD_DELTA.where(
+    or_(
+        _BALANCES.c.floor.is_(None),
+        _BALANCES.c.posted - _BALANCES.c.pending_debits + bindparam("d_available")
+        >= _BALANCES.c.floor,
+    )
+)
+_AVAILABLE_BY_SHARD = select(
+    _BALANCES.c.shard, _BALANCES.c.posted - _BALANCES.c.pending_debits
+).where(_BALANCES.c.account_id == bindparam("b_account_id"))
+_INSERT_TRANSFER = insert(_TRANSFERS).returning(_TRANSFERS.c.id)
+_INSERT_ENTRY = insert(_ENTRIES)
+_ENTRIES_OF = (
+    select(_ENTRIES.c.account_id, _ENTRIES.c.shard, _ENTRIES.c.layer, _ENTRIES.c.amount)
+    .where(_ENTRIES.c.transfer_id == bindparam("t_id"))
+    .order_by(_ENTRIES.c.id)
+)
+_RESOLVE = (
+    update(_TRANSFERS)
+    .where(
+        _TRANSFERS.c.company_id == bindparam("t_company_id"),
+        _TRANSFERS.c.id == bindparam("t_id"),
+        _TRANSFERS.c.status == TransferStatus.PENDING.value,
+    )
+    .values(status=bindparam("t_status"))
+)
+_RESOLVE_UNEXPIRED = _RESOLVE.where(
+    or_(_TRANSFERS.c.expires_at.is_(None), _TRANSFERS.c.expires_at > bindparam("t_now"))
+)
+
+
+async def _connection(session: AsyncSession) -> AsyncConnection:
+    """The session's connection, in its transaction (Core statements, no ORM layer)."""
+    return await session.connection()
+
+
 async def apply_delta(
     session: AsyncSession, *, account_id: int, shard: int, delta: Delta, guarded: bool
 ) -> bool:
@@ -108,33 +166,26 @@ async def apply_delta(
     One conditional UPDATE: the check and the write are atomic under the row lock, so two
     concurrent debits can never both pass on the same funds.
     """
-    stmt = update(LedgerBalance).where(
-        LedgerBalance.account_id == account_id, LedgerBalance.shard == shard
-    )
+    params = {
+        "b_account_id": account_id,
+        "b_shard": shard,
+        "d_posted": delta.posted,
+        "d_pending_debits": delta.pending_debits,
+        "d_pending_credits": delta.pending_credits,
+    }
     if guarded:
-        stmt = stmt.where(
-            or_(
-                LedgerBalance.floor.is_(None),
-                LedgerBalance.posted - LedgerBalance.pending_debits + delta.available
-                >= LedgerBalance.floor,
-            )
-        )
-    stmt = stmt.values(
-        posted=LedgerBalance.posted + delta.posted,
-        pending_debits=LedgerBalance.pending_debits + delta.pending_debits,
-        pending_credits=LedgerBalance.pending_credits + delta.pending_credits,
-    )
-    result = await session.execute(stmt, execution_options={"synchronize_session": False})
-    return int(result.rowcount) == 1  # type: ignore[attr-defined]
+        params["d_available"] = delta.available
+    connection = await _connection(session)
+    result = await connection.execute(_ADD_DELTA_GUARDED if guarded else _ADD_DELTA, params)
+    return int(result.rowcount) == 1
 
 
 async def available_by_shard(session: AsyncSession, *, account_id: int) -> dict[int, int]:
     """Each shard's available balance (posted - pending debits), read without a lock: a hint
     for choosing a shard, never a check (the conditional UPDATE is the check)."""
-    stmt = select(LedgerBalance.shard, LedgerBalance.posted - LedgerBalance.pending_debits).where(
-        LedgerBalance.account_id == account_id
-    )
-    return {int(shard): int(held) for shard, held in (await session.execute(stmt)).all()}
+    connection = await _connection(session)
+    rows = await connection.execute(_AVAILABLE_BY_SHARD, {"b_account_id": account_id})
+    return {int(shard): int(held) for shard, held in rows.all()}
 
 
 async def lock_shards(session: AsyncSession, *, account_id: int) -> list[LedgerBalance]:
@@ -160,29 +211,30 @@ async def insert_transfer(
     expires_at: datetime | None,
     now: datetime,
 ) -> int:
-    stmt = (
-        insert(LedgerTransfer)
-        .values(
-            company_id=company_id,
-            kind=kind,
-            status=status,
-            code=code,
-            pending_id=pending_id,
-            reference=reference,
-            details=details,
-            expires_at=expires_at,
-            created_at=now,
-        )
-        .returning(LedgerTransfer.id)
+    connection = await _connection(session)
+    result = await connection.execute(
+        _INSERT_TRANSFER,
+        {
+            "company_id": company_id,
+            "kind": kind,
+            "status": status,
+            "code": code,
+            "pending_id": pending_id,
+            "reference": reference,
+            "details": details,
+            "expires_at": expires_at,
+            "created_at": now,
+        },
     )
-    return int((await session.execute(stmt)).scalar_one())
+    return int(result.scalar_one())
 
 
 async def insert_entries(
     session: AsyncSession, *, transfer_id: int, entries: Sequence[Entry], currencies: dict[int, str]
 ) -> None:
-    await session.execute(
-        insert(LedgerEntry),
+    connection = await _connection(session)
+    await connection.execute(
+        _INSERT_ENTRY,
         [
             {
                 "transfer_id": transfer_id,
@@ -207,12 +259,11 @@ async def get_transfer(
 
 
 async def entries_of(session: AsyncSession, *, transfer_id: int) -> list[Entry]:
-    stmt = (
-        select(LedgerEntry).where(LedgerEntry.transfer_id == transfer_id).order_by(LedgerEntry.id)
-    )
+    connection = await _connection(session)
+    rows = await connection.execute(_ENTRIES_OF, {"t_id": transfer_id})
     return [
-        Entry(e.account_id, e.shard, Layer(e.layer), e.amount)
-        for e in (await session.execute(stmt)).scalars()
+        Entry(int(account_id), int(shard), Layer(layer), int(amount))
+        for account_id, shard, layer, amount in rows.all()
     ]
 
 
@@ -226,17 +277,16 @@ async def resolve_pending(
     refuse_expired: bool,
 ) -> bool:
     """Move a pending transfer out of PENDING; true only for the one caller that did it."""
-    stmt = update(LedgerTransfer).where(
-        LedgerTransfer.company_id == company_id,
-        LedgerTransfer.id == pending_id,
-        LedgerTransfer.status == TransferStatus.PENDING.value,
-    )
+    params: dict[str, Any] = {
+        "t_company_id": company_id,
+        "t_id": pending_id,
+        "t_status": status.value,
+    }
     if refuse_expired:
-        stmt = stmt.where(or_(LedgerTransfer.expires_at.is_(None), LedgerTransfer.expires_at > now))
-    result = await session.execute(
-        stmt.values(status=status.value), execution_options={"synchronize_session": False}
-    )
-    return int(result.rowcount) == 1  # type: ignore[attr-defined]
+        params["t_now"] = now
+    connection = await _connection(session)
+    result = await connection.execute(_RESOLVE_UNEXPIRED if refuse_expired else _RESOLVE, params)
+    return int(result.rowcount) == 1
 
 
 async def expired_pending_ids(
