@@ -216,7 +216,7 @@ async def topup(
         await idempotency.checkpoint(session, claim, RESERVED, funding_id=row.id)
     else:
         row = await _resume(session, claim, company_id)
-    card = await find_card(session, company_id=company_id, card_id=row.card_id)
+        card = await find_card(session, company_id=company_id, card_id=row.card_id)
     program = program_of(providers, card)
     if row.status == FundingStatus.PENDING:
         load_minor = row.amount_minor - row.fee_minor - row.fee_paid_minor
@@ -233,9 +233,9 @@ async def topup(
                 amount_minor=load_minor,
                 on_refusal=lambda: _restore_fee(session, company_id, row),
             )
-        await complete_movement(session, card, row, movement)
+        # The card as `complete_movement` re-read it under its lock.
+        card = await complete_movement(session, card, row, movement)
         await idempotency.checkpoint(session, claim, LOADED)
-    card = await find_card(session, company_id=company_id, card_id=row.card_id)
     if row.fee_paid_minor and card.status == SYSTEM_BLOCKED and card.outstanding_fee_minor == 0:
         await unblock(session, providers, card)
     return Funded(row, card)
@@ -369,13 +369,15 @@ async def _move(
 
 async def complete_movement(
     session: AsyncSession, card: Card, row: CardFunding, movement: CardMovement | None
-) -> None:
+) -> Card:
+    """Post the movement's reservation (unless a parallel resumption did); the card, re-read
+    under its row lock."""
     assert row.ledger_pending_id is not None
     # The card row first, then the ledger accounts: the order every card money path locks in
     # (reversed, parallel requests on one card deadlock).
     card = await find_card(session, company_id=card.company_id, card_id=card.id, lock=True)
     if not await _still_pending(session, row):
-        return  # a parallel resumption of the same movement completed it
+        return card  # a parallel resumption of the same movement completed it
     await ledger.post_pending(session, company_id=card.company_id, pending_id=row.ledger_pending_id)
     row.status = FundingStatus.COMPLETED.value
     row.completed_at = utcnow()
@@ -383,6 +385,7 @@ async def complete_movement(
         row.provider_movement_id = movement.movement_id
         card.last_balance_minor = movement.balance_minor
     await session.flush()
+    return card
 
 
 async def _still_pending(session: AsyncSession, row: CardFunding) -> bool:
