@@ -20,6 +20,19 @@ from finplat.db.dialect import for_update, insert_ignoring_conflicts
 from finplat.ledger.core import Delta, Entry, Layer, TransferStatus
 from finplat.ledger.models import LedgerAccount, LedgerBalance, LedgerEntry, LedgerTransfer
 
+# Account reads run on every posting: built once (the ORM still loads the entities).
+_FIND_ACCOUNT = select(LedgerAccount).where(
+    LedgerAccount.company_id == bindparam("a_company_id"),
+    LedgerAccount.code == bindparam("a_code"),
+    LedgerAccount.owner_type == bindparam("a_owner_type"),
+    LedgerAccount.owner_id == bindparam("a_owner_id"),
+    LedgerAccount.currency == bindparam("a_currency"),
+)
+_ACCOUNTS_BY_ID = select(LedgerAccount).where(
+    LedgerAccount.company_id == bindparam("a_company_id"),
+    LedgerAccount.id.in_(bindparam("a_ids", expanding=True)),
+)
+
 
 async def find_account(
     session: AsyncSession,
@@ -30,14 +43,14 @@ async def find_account(
     owner_id: str,
     currency: str,
 ) -> LedgerAccount | None:
-    stmt = select(LedgerAccount).where(
-        LedgerAccount.company_id == company_id,
-        LedgerAccount.code == code,
-        LedgerAccount.owner_type == owner_type,
-        LedgerAccount.owner_id == owner_id,
-        LedgerAccount.currency == currency,
-    )
-    return (await session.execute(stmt)).scalar_one_or_none()
+    params = {
+        "a_company_id": company_id,
+        "a_code": code,
+        "a_owner_type": owner_type,
+        "a_owner_id": owner_id,
+        "a_currency": currency,
+    }
+    return (await session.execute(_FIND_ACCOUNT, params)).scalar_one_or_none()
 
 
 async def insert_account(
@@ -87,11 +100,8 @@ async def insert_account(
 async def accounts_by_id(
     session: AsyncSession, *, company_id: int, account_ids: Iterable[int]
 ) -> dict[int, LedgerAccount]:
-    ids = sorted(set(account_ids))
-    stmt = select(LedgerAccount).where(
-        LedgerAccount.company_id == company_id, LedgerAccount.id.in_(ids)
-    )
-    return {a.id: a for a in (await session.execute(stmt)).scalars()}
+    params = {"a_company_id": company_id, "a_ids": sorted(set(account_ids))}
+    return {a.id: a for a in (await session.execute(_ACCOUNTS_BY_ID, params)).scalars()}
 
 
 async def accounts_of_company(
