@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import itertools
 import json
+from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass
 from decimal import Decimal
+from typing import TypeVar
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -46,6 +48,7 @@ from finplat.provisioning import service as provisioning
 from finplat.tiers.repository import CardProductRepository
 from finplat.users import service as users
 
+T = TypeVar("T")
 CARD_LEDGER_CODE = "card"
 WIDGET_TTL_SECONDS = 60
 S = CardStatus
@@ -445,24 +448,46 @@ parse_timestamp = timestamps.parse
 # ---------------------------------------------------------------------------------- controls
 
 
-async def _change(
-    session: AsyncSession, providers: Providers, card: Card, action: CardAction
-) -> Card:
-    program = program_of(providers, card.provider)
-    company_id, user_id, card_id = card.company_id, card.user_id, card.id
+async def _at_provider(
+    session: AsyncSession,
+    providers: Providers,
+    card: Card,
+    operation: str,
+    call: Callable[[CardProgram, str], Awaitable[T]],
+) -> tuple[T, Card]:
+    """One control at the card's provider (`call(program, provider card id)`, no lock held
+    across it), then the card re-read under its row lock for the local write."""
     ref = card.provider_card_id
     if ref is None:
         raise _state(card, "The provider has not issued the card yet")
-    changed = await call_provider(
+    program = program_of(providers, card.provider)
+    company_id, user_id, card_id = card.company_id, card.user_id, card.id
+    answer = await call_provider(
         session,
         providers.policy,
         provider=card.provider,
-        operation="change_status",
-        call=lambda: program.change_status(company_id=company_id, card_id=ref, action=action),
+        operation=operation,
+        call=lambda: call(program, ref),
         idempotent=True,
     )
     fresh = await user_card(
         session, company_id=company_id, user_id=user_id, card_id=card_id, lock=True
+    )
+    return answer, fresh
+
+
+async def _change(
+    session: AsyncSession, providers: Providers, card: Card, action: CardAction
+) -> Card:
+    company_id = card.company_id
+    changed, fresh = await _at_provider(
+        session,
+        providers,
+        card,
+        "change_status",
+        lambda program, ref: program.change_status(
+            company_id=company_id, card_id=ref, action=action
+        ),
     )
     fresh.status = PROVIDER_STATUS[changed.status].value
     fresh.last_balance_minor = changed.balance_minor
@@ -514,27 +539,17 @@ async def activate(session: AsyncSession, providers: Providers, card: Card) -> C
 
 async def set_pin(session: AsyncSession, providers: Providers, card: Card, pin: str) -> Card:
     _not_cancelled(card)
-    if card.status == S.PENDING or card.provider_card_id is None:
+    if card.status == S.PENDING:
         raise _state(card, "The card is not issued yet")
     if pin_too_simple(pin):
         raise PinTooSimple()
-    program = program_of(providers, card.provider)
-    company_id, user_id, card_id, ref = (
-        card.company_id,
-        card.user_id,
-        card.id,
-        card.provider_card_id,
-    )
-    await call_provider(
+    company_id = card.company_id
+    _, fresh = await _at_provider(
         session,
-        providers.policy,
-        provider=card.provider,
-        operation="set_pin",
-        call=lambda: program.set_pin(company_id=company_id, card_id=ref, pin=pin),
-        idempotent=True,
-    )
-    fresh = await user_card(
-        session, company_id=company_id, user_id=user_id, card_id=card_id, lock=True
+        providers,
+        card,
+        "set_pin",
+        lambda program, ref: program.set_pin(company_id=company_id, card_id=ref, pin=pin),
     )
     fresh.pin_set = True
     fresh.updated_at = utcnow()
@@ -548,25 +563,15 @@ async def set_auto_lock(
     """The provider enforces auto-lock (it locks the card after each approved purchase and
     declines `AUTO_LOCKED` until `enable`); the platform keeps the flag it was given."""
     _not_cancelled(card)
-    if card.provider_card_id is None:
-        raise _state(card, "The provider has not issued the card yet")
-    program = program_of(providers, card.provider)
-    company_id, user_id, card_id, ref = (
-        card.company_id,
-        card.user_id,
-        card.id,
-        card.provider_card_id,
-    )
-    await call_provider(
+    company_id = card.company_id
+    _, fresh = await _at_provider(
         session,
-        providers.policy,
-        provider=card.provider,
-        operation="set_auto_lock",
-        call=lambda: program.set_auto_lock(company_id=company_id, card_id=ref, enabled=enabled),
-        idempotent=True,
-    )
-    fresh = await user_card(
-        session, company_id=company_id, user_id=user_id, card_id=card_id, lock=True
+        providers,
+        card,
+        "set_auto_lock",
+        lambda program, ref: program.set_auto_lock(
+            company_id=company_id, card_id=ref, enabled=enabled
+        ),
     )
     if fresh.auto_lock_enabled != enabled:
         fresh.auto_lock_enabled = enabled
