@@ -151,10 +151,13 @@ async def card_account(session: AsyncSession, card: Card) -> LedgerAccount:
     return account
 
 
+def program_for(providers: Providers, provider: str) -> CardProgram:
+    """The card programme of `provider`, or 503 when none is configured."""
+    return configured(providers.card_programs.get(provider), f"No {provider} card provider.")
+
+
 def program_of(providers: Providers, card: Card) -> CardProgram:
-    return configured(
-        providers.card_programs.get(card.provider), f"No {card.provider} card provider."
-    )
+    return program_for(providers, card.provider)
 
 
 def provider_card_id(card: Card) -> str:

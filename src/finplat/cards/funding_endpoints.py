@@ -12,7 +12,7 @@ from fastapi import Query, Request
 from pydantic import ConfigDict, Field
 from pydantic.config import JsonDict
 
-from finplat.cards import auto_topup, fees, funding
+from finplat.cards import auto_topup, fees, funding, service
 from finplat.cards.models import Card
 from finplat.errors import error_responses
 from finplat.idempotency.http import IdempotencyKeyHeader, claim_request
@@ -20,7 +20,6 @@ from finplat.kit.fields import WholeNumber
 from finplat.kit.money import AmountRange, DecimalAmount, from_minor, requested_amount
 from finplat.kit.schemas import MAX_ID, RequestModel, ResponseModel, TierIdPath, UserIdQuery
 from finplat.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
-from finplat.users import service as users
 
 router = api_router(tags=["Cards"])
 
@@ -409,11 +408,6 @@ async def _settings(session: DbSession, card: Card) -> AutoTopupSettings:
     )
 
 
-async def _user_card(session: DbSession, company_id: int, user_id: int, card_id: int) -> Card:
-    await users.get_user(session, company_id=company_id, user_id=user_id)
-    return await funding.find_card(session, company_id=company_id, card_id=card_id, user_id=user_id)
-
-
 @router.get(
     "/api/v2/cards/{cardId:int}/auto-topup",
     response_model=AutoTopupSettings,
@@ -427,7 +421,9 @@ async def cards_get_auto_topup(
     session: DbSession,
     principal: CurrentPrincipal,
 ) -> AutoTopupSettings:
-    card = await _user_card(session, principal.company_id, userId, cardId)
+    card = await service.user_card(
+        session, company_id=principal.company_id, user_id=userId, card_id=cardId
+    )
     return await _settings(session, card)
 
 
@@ -440,7 +436,9 @@ async def _configure(
     threshold: Decimal | None = None,
     currency: str | None = None,
 ) -> AutoTopupSettings:
-    card = await _user_card(session, company_id, user_id, body.CardId)
+    card = await service.user_card(
+        session, company_id=company_id, user_id=user_id, card_id=body.CardId
+    )
 
     def minor(value: Decimal, name: str) -> int:
         return requested_amount(value, card.currency, field=name).minor

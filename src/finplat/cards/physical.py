@@ -24,7 +24,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from finplat.cards import service
+from finplat.cards import funding, service
 from finplat.cards.errors import MasterAccountShort
 from finplat.cards.models import Card
 from finplat.cards.schemas import CardStatus
@@ -95,7 +95,7 @@ class Shipment:
 async def _quote(
     session: AsyncSession, providers: Providers, *, company_id: int, provider: str, country: str
 ) -> Quote:
-    program = service.program_of(providers, provider)
+    program = funding.program_for(providers, provider)
     fees = await call_provider(
         session,
         providers.policy,
@@ -223,7 +223,7 @@ async def ship(
     destination = DeliveryAddress(**state["address"])
     pending_id = int(state["pending_id"])
     card = await service.user_card(session, company_id=company_id, user_id=user_id, card_id=card_id)
-    program = service.program_of(providers, card.provider)
+    program = funding.program_of(providers, card)
     ref, key = card.provider_card_id, claim.derived_key("card-ship")
     assert ref is not None
     try:

@@ -42,7 +42,7 @@ from finplat.providers.cards.base import (
 )
 from finplat.providers.errors import ProviderRejected
 from finplat.providers.names import BankProvider
-from finplat.providers.registry import Providers, configured
+from finplat.providers.registry import Providers
 from finplat.provisioning import card_accounts, statuses
 from finplat.provisioning import service as provisioning
 from finplat.tiers.repository import CardProductRepository
@@ -98,10 +98,6 @@ class PinTooSimple(Conflict):
 
 
 # ------------------------------------------------------------------------------------ helpers
-
-
-def program_of(providers: Providers, provider: str) -> CardProgram:
-    return configured(providers.card_programs.get(provider), f"No {provider} card provider.")
 
 
 def _state(card: Card, message: str) -> CardStateConflict:
@@ -194,7 +190,7 @@ async def order(
     holder = await holder_account_id(
         session, providers, company_id=company_id, user_id=user.id, provider=provider
     )
-    program = program_of(providers, provider)
+    program = funding.program_for(providers, provider)
     address = (
         DeliveryAddress(
             name=body.DeliveryAddress.Name,
@@ -361,7 +357,7 @@ async def detail(
         session, company_id=company_id, user_id=user_id, card_id=card_id, outsider_401=True
     )
     if card.status != S.CANCELLED and card.provider_card_id is not None:
-        program = program_of(providers, card.provider)
+        program = funding.program_of(providers, card)
         ref, local_id = card.provider_card_id, card.id
         try:
             seen = await call_provider(
@@ -400,7 +396,7 @@ async def list_cards(
         )
         if account is None or account.provider_account_id is None:
             continue
-        program, holder = program_of(providers, provider), account.provider_account_id
+        program, holder = funding.program_for(providers, provider), account.provider_account_id
         listed = await call_provider(
             session,
             providers.policy,
@@ -425,7 +421,7 @@ async def card_transactions(
     card = await user_card(session, company_id=company_id, user_id=user_id, card_id=card_id)
     if card.provider_card_id is None:
         return card, []
-    program, ref = program_of(providers, card.provider), card.provider_card_id
+    program, ref = funding.program_of(providers, card), card.provider_card_id
     try:
         found = await call_provider(
             session,
@@ -460,7 +456,7 @@ async def _at_provider(
     ref = card.provider_card_id
     if ref is None:
         raise _state(card, "The provider has not issued the card yet")
-    program = program_of(providers, card.provider)
+    program = funding.program_of(providers, card)
     company_id, user_id, card_id = card.company_id, card.user_id, card.id
     answer = await call_provider(
         session,
@@ -640,7 +636,7 @@ async def widget(
     if card.status == S.PENDING or card.provider_card_id is None:
         raise _state(card, "The card is not issued yet")
     program, company_id, ref = (
-        program_of(providers, card.provider),
+        funding.program_of(providers, card),
         card.company_id,
         card.provider_card_id,
     )
