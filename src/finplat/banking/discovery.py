@@ -22,9 +22,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from finplat.banking import accounts, budgets
 from finplat.banking.models import BankingBalance, BankingBudget
 from finplat.banking.repository import BalanceRepository, BudgetRepository
-from finplat.cards.funding import CANCELLED as CARD_CANCELLED
 from finplat.cards.models import Card
 from finplat.cards.repository import CardRepository
+from finplat.cards.status import CardStatus
 from finplat.ledger import repository as ledger_repository
 from finplat.ledger.service import Balance
 from finplat.providers.banking.base import BankingDetails
@@ -141,7 +141,7 @@ async def card_balance_views(
     cards = [
         card
         for card in await CardRepository(session, company_id).list_of_user(user_id)
-        if card.status != CARD_CANCELLED and card.ledger_account_id is not None
+        if card.status != CardStatus.CANCELLED and card.ledger_account_id is not None
     ]
     totals = await ledger_repository.balance_totals_many(
         session, account_ids=[card.ledger_account_id for card in cards if card.ledger_account_id]

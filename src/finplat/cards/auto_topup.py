@@ -23,6 +23,7 @@ from finplat.cards.errors import CardCancelled
 from finplat.cards.funding import FundingKind, FundingStatus
 from finplat.cards.models import Card
 from finplat.cards.models_funding import CardAutoTopup, CardFunding
+from finplat.cards.status import CardStatus
 from finplat.errors import Conflict
 from finplat.idempotency.service import Claim
 from finplat.kit.clock import utcnow
@@ -89,7 +90,7 @@ async def configure(
     threshold_minor: int | None = None,
     deposit_currency: str | None = None,
 ) -> CardAutoTopup:
-    if card.status == funding.CANCELLED:
+    if card.status == CardStatus.CANCELLED:
         raise CardCancelled()
     if rule == DEPOSIT and card.provider != "cardprov":
         raise AutoTopupNotSupported()
@@ -127,7 +128,7 @@ async def run(
     if earlier is not None:
         return await _resume(session, providers, claim, card, earlier)
     setting = (await rules_of(session, card)).get(rule)
-    if setting is None or not setting.enabled or card.status == funding.CANCELLED:
+    if setting is None or not setting.enabled or card.status == CardStatus.CANCELLED:
         return None
     if rule == LOW_BALANCE:
         account = await funding.card_account(session, card)

@@ -9,8 +9,8 @@ import structlog
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.cards.repository import CardRepository
-from finplat.cards.schemas import CardStatus
 from finplat.cards.service import PROVIDER_STATUS
+from finplat.cards.status import CardStatus
 from finplat.kit.clock import utcnow
 from finplat.providers import inbound
 from finplat.providers.cards.base import CARD_STATUS_CHANGED, ProviderCardStatus

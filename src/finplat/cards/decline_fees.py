@@ -21,6 +21,7 @@ from finplat.cards import fees, funding
 from finplat.cards.funding import CANCELLATION, RESERVED, FundingKind, FundingStatus
 from finplat.cards.models import Card
 from finplat.cards.models_funding import CardFunding
+from finplat.cards.status import CardStatus
 from finplat.idempotency.service import Claim
 from finplat.kit.clock import utcnow
 from finplat.kit.money import Money
@@ -43,7 +44,7 @@ async def charge(
     session: AsyncSession, providers: Providers, *, card: Card, transaction_id: str
 ) -> tuple[int, bool]:
     """Charge the decline fee of one declined transaction: (fee, blocked)."""
-    if card.provider != CARD_PROVIDER or card.status == funding.CANCELLED:
+    if card.provider != CARD_PROVIDER or card.status == CardStatus.CANCELLED:
         return 0, False
     schedule = await fees.schedule_for(session, company_id=card.company_id, tier_id=card.tier_id)
     fee = fees.decline_fee_due(schedule)
@@ -101,7 +102,7 @@ async def charge(
         )
         return fee, False
     locked.outstanding_fee_minor += fee
-    locked.status = funding.SYSTEM_BLOCKED
+    locked.status = CardStatus.SYSTEM_BLOCKED
     await call_provider(
         session,
         providers.policy,
@@ -125,7 +126,7 @@ async def collect_for_cancellation(session: AsyncSession, providers: Providers, 
     company_id, card_id = card.company_id, card.id
     await funding.settle_pending(session, providers, company_id=company_id, card_id=card_id)
     locked = await funding.find_card(session, company_id=company_id, card_id=card_id, lock=True)
-    if locked.outstanding_fee_minor <= 0 or locked.status == funding.CANCELLED:
+    if locked.outstanding_fee_minor <= 0 or locked.status == CardStatus.CANCELLED:
         return 0
     funding.provider_card_id(locked)
     account = await funding.card_account(session, locked)

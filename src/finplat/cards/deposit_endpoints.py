@@ -5,21 +5,21 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Annotated
 
-from fastapi import Path, Request
+from fastapi import Request
 from pydantic import ConfigDict, Field
 
 from finplat.cards import deposits, funding
 from finplat.cards.funding_endpoints import StableCoin
+from finplat.cards.schemas import CardIdPath
 from finplat.errors import error_responses
 from finplat.idempotency.http import IdempotencyKeyHeader, claim_request
 from finplat.kit.money import AmountRange, DecimalAmount, requested_amount
-from finplat.kit.schemas import MAX_ID, RequestModel, ResponseModel, UserIdQuery
+from finplat.kit.schemas import RequestModel, ResponseModel, UserIdQuery
 from finplat.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 from finplat.users import service as users
 
 router = api_router(tags=["Sandbox"])
 
-CardIdPath = Annotated[int, Path(ge=1, le=MAX_ID, description="The card's local `Id`.")]
 # One USD cent: the smallest deposit the card provider settles into USD.
 MIN_DEPOSIT = Decimal("0.01")
 MAX_DEPOSIT = Decimal(1000000)

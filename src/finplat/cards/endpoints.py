@@ -15,7 +15,6 @@ from finplat.cards.schemas import (
     CardOrder,
     CardResponse,
     CardsResponse,
-    CardStatus,
     CardTransactionResponse,
     CardTransactionsPage,
     CardTransactionStatus,
@@ -24,6 +23,7 @@ from finplat.cards.schemas import (
     PinResponse,
     WidgetResponse,
 )
+from finplat.cards.status import CardStatus
 from finplat.cards.timestamps import parse
 from finplat.config import Settings
 from finplat.errors import error_responses

@@ -36,6 +36,8 @@ from finplat.cards.errors import CardCancelled, CardNotFound, MasterAccountShort
 from finplat.cards.fees import schedule_for
 from finplat.cards.models import Card
 from finplat.cards.models_funding import CardFunding
+from finplat.cards.repository import CardRepository
+from finplat.cards.status import CardStatus
 from finplat.errors import ApiError, Conflict
 from finplat.idempotency import service as idempotency
 from finplat.idempotency.service import Claim
@@ -57,9 +59,6 @@ TOPUP_CURRENCY = "USD"
 RESERVED = "reserved"
 LOADED = "loaded"
 REJECTED = "rejected"
-CANCELLED = "CANCELLED"
-SYSTEM_BLOCKED = "SYSTEM_BLOCKED"
-ACTIVE = "ACTIVE"
 CARD_LEDGER_CODE = "card"
 CANCELLATION = "CANCELLATION"  # `trigger` of the unload that empties a card being cancelled
 
@@ -122,11 +121,9 @@ async def find_card(
     user_id: int | None = None,
     lock: bool = False,
 ) -> Card:
-    stmt = select(Card).where(Card.company_id == company_id, Card.id == card_id)
-    if lock:
-        stmt = stmt.with_for_update().execution_options(populate_existing=True)
-    card = (await session.execute(stmt)).scalar_one_or_none()
-    if card is None or (user_id is not None and card.user_id != user_id):
+    """The company's card (the user's, when `user_id` is given); 404 `CARD_NOT_FOUND` else."""
+    card = await CardRepository(session, company_id).find(card_id, user_id=user_id, lock=lock)
+    if card is None:
         raise CardNotFound()
     return card
 
@@ -167,7 +164,7 @@ def provider_card_id(card: Card) -> str:
 
 
 def _check_accepts_money(card: Card, currency: str) -> None:
-    if card.status == CANCELLED:
+    if card.status == CardStatus.CANCELLED:
         raise CardCancelled()
     if card.currency != currency:
         raise CardCurrencyMismatch(f"The card holds {card.currency}, not {currency}.")
@@ -239,7 +236,11 @@ async def topup(
         # The card as `complete_movement` re-read it under its lock.
         card = await complete_movement(session, card, row, movement)
         await idempotency.checkpoint(session, claim, LOADED)
-    if row.fee_paid_minor and card.status == SYSTEM_BLOCKED and card.outstanding_fee_minor == 0:
+    if (
+        row.fee_paid_minor
+        and card.status == CardStatus.SYSTEM_BLOCKED
+        and card.outstanding_fee_minor == 0
+    ):
         await unblock(session, providers, card)
     return Funded(row, card)
 
@@ -420,7 +421,7 @@ async def unblock(session: AsyncSession, providers: Providers, card: Card) -> Ca
         idempotent=True,
     )
     fresh = await find_card(session, company_id=company_id, card_id=card_id, lock=True)
-    if fresh.status == SYSTEM_BLOCKED and fresh.outstanding_fee_minor == 0:
+    if fresh.status == CardStatus.SYSTEM_BLOCKED and fresh.outstanding_fee_minor == 0:
         fresh.status = changed.status.value
     return fresh
 
@@ -575,7 +576,7 @@ async def unload_for_cancellation(session: AsyncSession, providers: Providers, c
     company_id, card_id = card.company_id, card.id
     await settle_pending(session, providers, company_id=company_id, card_id=card_id)
     card = await find_card(session, company_id=company_id, card_id=card_id, lock=True)
-    if card.status == CANCELLED or card.provider_card_id is None:
+    if card.status == CardStatus.CANCELLED or card.provider_card_id is None:
         return
     earlier = await cancellation_fundings(session, card, FundingKind.UNLOAD)
     account = await card_account(session, card)

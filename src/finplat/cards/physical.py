@@ -27,7 +27,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from finplat.cards import funding, service
 from finplat.cards.errors import MasterAccountShort
 from finplat.cards.models import Card
-from finplat.cards.schemas import CardStatus
+from finplat.cards.status import CardStatus
 from finplat.errors import ApiError, Conflict, ValidationFailed
 from finplat.events import service as events
 from finplat.idempotency import service as idempotency

@@ -9,7 +9,8 @@ from fastapi import Query, Request
 from pydantic import Field
 
 from finplat.cards import physical
-from finplat.cards.schemas import CardIdPath, CardStatus, DeliveryAddressBody
+from finplat.cards.schemas import CardIdPath, DeliveryAddressBody
+from finplat.cards.status import CardStatus
 from finplat.errors import error_responses
 from finplat.idempotency.http import IdempotencyKeyHeader, claim_request
 from finplat.kit.fields import COUNTRY_CODES

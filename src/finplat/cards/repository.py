@@ -23,10 +23,19 @@ class CardRepository(CompanyRepository[Card]):
         )
         return (await self.session.execute(stmt)).scalar_one_or_none()
 
-    async def of_user(self, user_id: int, card_id: int, *, lock: bool = False) -> Card | None:
-        stmt = self.scoped().where(Card.id == card_id, Card.user_id == user_id)
+    async def find(
+        self, card_id: int, *, user_id: int | None = None, lock: bool = False
+    ) -> Card | None:
+        """The company's card, if it exists (and belongs to `user_id` when given).
+
+        With `lock` the row is locked and re-read: a card already in the session may be stale,
+        and a locked decision must see what the lock protects.
+        """
+        stmt = self.scoped().where(Card.id == card_id)
+        if user_id is not None:
+            stmt = stmt.where(Card.user_id == user_id)
         if lock:
-            stmt = stmt.with_for_update()
+            stmt = stmt.with_for_update().execution_options(populate_existing=True)
         return (await self.session.execute(stmt)).scalar_one_or_none()
 
     async def list_of_user(self, user_id: int) -> list[Card]:

@@ -13,6 +13,7 @@ from pydantic import ConfigDict, Field
 
 from finplat.banking.schemas import BudgetIdField
 from finplat.cards.models import Card
+from finplat.cards.status import CardStatus
 from finplat.kit.fields import CountryCode, E164Phone, SafeText, WholeNumber
 from finplat.kit.money import DecimalAmount
 from finplat.kit.schemas import MAX_ID, RequestModel, ResponseModel
@@ -23,15 +24,6 @@ CardIdPath = Annotated[int, Path(ge=1, le=MAX_ID, description="The card's local 
 # The design catalogue of physical card products (virtual cards have no design).
 PHYSICAL_DESIGNS = ("classic", "midnight")
 PIN_PATTERN = r"^[0-9]{6}$"
-
-
-class CardStatus(StrEnum):
-    PENDING = "PENDING"
-    INACTIVE = "INACTIVE"  # physical, produced, waiting for activation after delivery
-    ACTIVE = "ACTIVE"
-    FROZEN = "FROZEN"
-    SYSTEM_BLOCKED = "SYSTEM_BLOCKED"  # an unpaid decline fee
-    CANCELLED = "CANCELLED"
 
 
 class Design(StrEnum):

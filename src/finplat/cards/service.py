@@ -18,10 +18,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.banking import accounts as banking_accounts
 from finplat.cards import decline_fees, funding, timestamps
-from finplat.cards.errors import CardCancelled, CardNotFound
+from finplat.cards.errors import CardCancelled
 from finplat.cards.models import Card
 from finplat.cards.repository import CardRepository, user_of_another_company
-from finplat.cards.schemas import PHYSICAL_DESIGNS, CardOrder, CardStatus
+from finplat.cards.schemas import PHYSICAL_DESIGNS, CardOrder
+from finplat.cards.status import CardStatus
 from finplat.errors import ApiError, Conflict, NotFound, Unauthorized
 from finplat.events import service as events
 from finplat.idempotency.service import Claim
@@ -333,10 +334,9 @@ async def user_card(
         ):
             raise UserOfAnotherCompany() from None
         raise
-    card = await CardRepository(session, company_id).of_user(user_id, card_id, lock=lock)
-    if card is None:
-        raise CardNotFound()
-    return card
+    return await funding.find_card(
+        session, company_id=company_id, card_id=card_id, user_id=user_id, lock=lock
+    )
 
 
 def _adopt(card: Card, seen: ProviderCard) -> None:

@@ -7,16 +7,16 @@ from decimal import Decimal
 from typing import Annotated
 
 import structlog
-from fastapi import Path
 from pydantic import ConfigDict, Field
 
 from finplat.cards import auto_topup, decline_fees, funding
 from finplat.cards.funding_endpoints import CardCurrency, cents
+from finplat.cards.schemas import CardIdPath
 from finplat.errors import ApiError, ServiceUnavailable, error_responses
 from finplat.events import service as events
 from finplat.kit.fields import SafeText
 from finplat.kit.money import AmountRange, DecimalAmount, from_minor, requested_amount
-from finplat.kit.schemas import MAX_ID, RequestModel, ResponseModel, UserIdQuery
+from finplat.kit.schemas import RequestModel, ResponseModel, UserIdQuery
 from finplat.ledger import service as ledger
 from finplat.ledger.core import Leg
 from finplat.ledger.service import CompanyAccount
@@ -28,8 +28,6 @@ router = api_router(tags=["Sandbox"])
 log = structlog.get_logger("finplat.cards.simulation")
 INSUFFICIENT_FUNDS = "INSUFFICIENT_FUNDS"
 DOMAIN = "card"
-
-CardIdPath = Annotated[int, Path(ge=1, le=MAX_ID, description="The card's local `Id`.")]
 
 
 class Authorization(RequestModel):

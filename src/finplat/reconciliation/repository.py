@@ -8,9 +8,10 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.banking.models import BankingBalance, BankingBudget
-from finplat.cards.funding import CANCELLED, FundingStatus
+from finplat.cards.funding import FundingStatus
 from finplat.cards.models import Card
 from finplat.cards.models_funding import CardFunding
+from finplat.cards.status import CardStatus
 
 
 async def companies_with_budget_balances(session: AsyncSession) -> list[int]:
@@ -41,7 +42,7 @@ async def companies_with_card_balances(session: AsyncSession) -> list[int]:
     """Companies with a card the provider has issued and not cancelled."""
     stmt = (
         select(Card.company_id)
-        .where(Card.status != CANCELLED, Card.provider_card_id.is_not(None))
+        .where(Card.status != CardStatus.CANCELLED, Card.provider_card_id.is_not(None))
         .distinct()
         .order_by(Card.company_id)
     )
@@ -54,7 +55,7 @@ async def card_balances(session: AsyncSession, *, company_id: int) -> list[Card]
         select(Card)
         .where(
             Card.company_id == company_id,
-            Card.status != CANCELLED,
+            Card.status != CardStatus.CANCELLED,
             Card.provider_card_id.is_not(None),
         )
         .order_by(Card.id)

@@ -12,6 +12,7 @@ from sqlalchemy import select
 from finplat.cards import funding
 from finplat.cards.models import Card
 from finplat.cards.models_funding import CardFunding
+from finplat.cards.status import CardStatus
 from finplat.kit.money import from_minor
 from finplat.ledger import service as ledger
 from finplat.ledger.service import CompanyAccount
@@ -92,7 +93,7 @@ async def owe_decline_fee(app: FastAPI, card: dict[str, Any], fee_minor: int) ->
         found = await session.get(Card, card["Id"])
         assert found is not None
         found.outstanding_fee_minor = fee_minor
-        found.status = funding.SYSTEM_BLOCKED
+        found.status = CardStatus.SYSTEM_BLOCKED
         await session.commit()
 
 

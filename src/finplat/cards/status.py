@@ -1,0 +1,18 @@
+"""A card's lifecycle states (the spec's "States and transitions", card rows).
+
+`Card.status` holds these values; the enum is a `str`, so it compares and stores as the plain
+value.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class CardStatus(StrEnum):
+    PENDING = "PENDING"
+    INACTIVE = "INACTIVE"  # physical, produced, waiting for activation after delivery
+    ACTIVE = "ACTIVE"
+    FROZEN = "FROZEN"
+    SYSTEM_BLOCKED = "SYSTEM_BLOCKED"  # an unpaid decline fee
+    CANCELLED = "CANCELLED"
