@@ -171,12 +171,18 @@ async def banking_info(
     "/api/v2/users/{userId}/assets",
     response_model=AssetsResponse,
     summary="What the user holds, per provider and currency",
+    description="Every balance the user holds: each budget balance at the banking provider "
+    "(`Source` BUDGET) and each card that is not cancelled (`Source` CARD, under the provider "
+    "that issued it). Card balances are the platform's ledger, like `/banking/balance`.",
     responses=error_responses(400, 404),
 )
 async def user_assets(
     userId: UserIdPath, session: DbSession, principal: CurrentPrincipal
 ) -> AssetsResponse:
-    views = await discovery.user_balance_views(
-        session, company_id=principal.company_id, user_id=userId
+    company_id = principal.company_id
+    budgets = await discovery.user_balance_views(session, company_id=company_id, user_id=userId)
+    cards = await discovery.card_balance_views(session, company_id=company_id, user_id=userId)
+    return AssetsResponse(
+        UserId=userId,
+        Assets=[AssetResponse.of(v) for v in budgets] + [AssetResponse.of_card(v) for v in cards],
     )
-    return AssetsResponse(UserId=userId, Assets=[AssetResponse.of(v) for v in views])

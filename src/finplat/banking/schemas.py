@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from finplat.banking.discovery import BalanceView, BudgetView, CurrencyTotal
+from finplat.banking.discovery import BalanceView, BudgetView, CardBalanceView, CurrencyTotal
 from finplat.banking.identifiers import ACCOUNT_ID_PATTERN, BUDGET_ID_PATTERN
 from finplat.kit.fields import SafeText
 from finplat.kit.money import STABLECOINS, DecimalAmount, from_minor
@@ -185,11 +185,16 @@ class BankingInfoResponse(ResponseModel):
 
 
 class AssetResponse(ResponseModel):
+    """One holding: a budget's balance in one currency (`Source` BUDGET, with `BalanceId` and
+    `BudgetId`) or a card's balance (`Source` CARD, with `CardId`)."""
+
+    Source: Literal["BUDGET", "CARD"]
     Currency: str
     Type: Literal["FIAT", "CRYPTO"]
     Provider: BankProvider
-    BalanceId: str
-    BudgetId: str
+    BalanceId: str | None = Field(description="The budget balance; null for a card.")
+    BudgetId: str | None = Field(description="The budget; null for a card.")
+    CardId: int | None = Field(description="The card's local `Id`; null for a budget balance.")
     Total: DecimalAmount = Field(description="Posted funds, including reserved ones.")
     Available: DecimalAmount
 
@@ -197,14 +202,35 @@ class AssetResponse(ResponseModel):
     def of(cls, view: BalanceView) -> AssetResponse:
         c = view.totals.currency
         return cls(
+            Source="BUDGET",
             Currency=c,
-            Type="CRYPTO" if c in STABLECOINS else "FIAT",
+            Type=_asset_type(c),
             Provider=view.provider,
             BalanceId=view.balance.id,
             BudgetId=view.balance.budget_id,
+            CardId=None,
             Total=from_minor(view.totals.posted, c),
             Available=from_minor(view.totals.available, c),
         )
+
+    @classmethod
+    def of_card(cls, view: CardBalanceView) -> AssetResponse:
+        c = view.totals.currency
+        return cls(
+            Source="CARD",
+            Currency=c,
+            Type=_asset_type(c),
+            Provider=view.provider,
+            BalanceId=None,
+            BudgetId=None,
+            CardId=view.card.id,
+            Total=from_minor(view.totals.posted, c),
+            Available=from_minor(view.totals.available, c),
+        )
+
+
+def _asset_type(currency: str) -> Literal["FIAT", "CRYPTO"]:
+    return "CRYPTO" if currency in STABLECOINS else "FIAT"
 
 
 class AssetsResponse(ResponseModel):
