@@ -14,6 +14,8 @@ whatever it cannot pay is written off when the provider has cancelled it (`write
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
+from enum import StrEnum
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -30,9 +32,26 @@ from finplat.ledger.core import Leg
 from finplat.ledger.service import CompanyAccount
 from finplat.providers.calls import call_provider
 from finplat.providers.cards.base import CardAction
+from finplat.providers.errors import ProviderUnavailable
 from finplat.providers.registry import Providers
 
 CARD_PROVIDER = "cardprov"
+
+
+class DeclineFeeStatus(StrEnum):
+    NONE = "NONE"  # no fee: none configured, before 2026-07-01, or not a card-provider card
+    COLLECTED = "COLLECTED"  # taken from the card
+    PENDING = "PENDING"  # reserved on the card; the provider's answer is awaited
+    OUTSTANDING = "OUTSTANDING"  # the card could not pay: owed, the card SYSTEM_BLOCKED
+
+
+@dataclass(frozen=True)
+class DeclineFee:
+    amount_minor: int
+    status: DeclineFeeStatus
+
+
+NO_FEE = DeclineFee(0, DeclineFeeStatus.NONE)
 
 
 def _key(card: Card, transaction_id: str) -> str:
@@ -42,14 +61,19 @@ def _key(card: Card, transaction_id: str) -> str:
 
 async def charge(
     session: AsyncSession, providers: Providers, *, card: Card, transaction_id: str
-) -> tuple[int, bool]:
-    """Charge the decline fee of one declined transaction: (fee, blocked)."""
+) -> DeclineFee:
+    """Charge the decline fee of one declined transaction.
+
+    A card that can pay has the fee reserved and unloaded at the provider (`COLLECTED`). When
+    the provider does not answer, the reservation stays and is settled by a later retry,
+    cancellation or reconciliation with the provider's answer (`PENDING`): the decline itself
+    stands either way. A card that cannot pay is blocked with the fee owed (`OUTSTANDING`)."""
     if card.provider != CARD_PROVIDER or card.status == CardStatus.CANCELLED:
-        return 0, False
+        return NO_FEE
     schedule = await fees.schedule_for(session, company_id=card.company_id, tier_id=card.tier_id)
     fee = fees.decline_fee_due(schedule)
     if fee == 0:
-        return 0, False
+        return NO_FEE
     company_id, card_id = card.company_id, card.id
     locked = await funding.find_card(session, company_id=company_id, card_id=card_id, lock=True)
     account = await funding.card_account(session, locked)
@@ -92,15 +116,18 @@ async def charge(
             recovery_point=RESERVED,
             state={"funding_id": row.id},
         )
-        await funding.unload(
-            session,
-            providers,
-            claim=claim,
-            company_id=company_id,
-            card_id=card_id,
-            money=Money(fee, card.currency),
-        )
-        return fee, False
+        try:
+            await funding.unload(
+                session,
+                providers,
+                claim=claim,
+                company_id=company_id,
+                card_id=card_id,
+                money=Money(fee, card.currency),
+            )
+        except ProviderUnavailable:
+            return DeclineFee(fee, DeclineFeeStatus.PENDING)
+        return DeclineFee(fee, DeclineFeeStatus.COLLECTED)
     locked.outstanding_fee_minor += fee
     locked.status = CardStatus.SYSTEM_BLOCKED
     await call_provider(
@@ -113,7 +140,7 @@ async def charge(
         ),
         idempotent=True,
     )
-    return fee, True
+    return DeclineFee(fee, DeclineFeeStatus.OUTSTANDING)
 
 
 async def collect_for_cancellation(session: AsyncSession, providers: Providers, card: Card) -> int:

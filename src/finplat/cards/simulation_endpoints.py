@@ -51,7 +51,14 @@ class AuthorizationResult(ResponseModel):
     Currency: str
     Merchant: str
     DeclineReason: str | None
-    DeclineFee: DecimalAmount
+    DeclineFee: DecimalAmount = Field(
+        description="The decline fee this decline cost (0 when none applies)."
+    )
+    DeclineFeeStatus: decline_fees.DeclineFeeStatus = Field(
+        description="`NONE`; `COLLECTED` from the card; `PENDING` when the provider has not "
+        "answered yet (the fee stays reserved on the card and is settled with the provider's "
+        "answer); `OUTSTANDING` when the card could not pay it and is `SYSTEM_BLOCKED`."
+    )
     CardStatus: str
     AutoTopupOrderId: int | None
 
@@ -64,7 +71,8 @@ class AuthorizationResult(ResponseModel):
     "settlement) and clears it (posted), or declines it (insufficient funds, frozen, blocked "
     "or cancelled card). Records `card.transaction.authorized`, `.cleared` or `.declined` "
     "(domain `card`). A decline may cost the tier's decline fee (a card that cannot pay it "
-    "becomes `SYSTEM_BLOCKED`); a low balance after clearing or a decline for insufficient "
+    "becomes `SYSTEM_BLOCKED`; one the provider leaves unanswered stays reserved, "
+    "`DeclineFeeStatus` `PENDING`); a low balance after clearing or a decline for insufficient "
     "funds runs the card's auto top-up.",
     responses=error_responses(400, 404, 503),
 )
@@ -107,7 +115,7 @@ async def cards_sandbox_authorize(
         "currency": money.currency,
         "merchant": merchant,
     }
-    fee, rule = 0, None
+    fee, rule = decline_fees.NO_FEE, None
     if txn.status == "DECLINED":
         await events.record(
             session,
@@ -117,7 +125,7 @@ async def cards_sandbox_authorize(
             provider=card.provider,
             data=data | {"declineReason": txn.decline_reason},
         )
-        fee, _ = await decline_fees.charge(
+        fee = await decline_fees.charge(
             session, providers, card=card, transaction_id=txn.transaction_id
         )
         if txn.decline_reason == INSUFFICIENT_FUNDS:
@@ -182,7 +190,8 @@ async def cards_sandbox_authorize(
         Currency=money.currency,
         Merchant=merchant,
         DeclineReason=txn.decline_reason,
-        DeclineFee=from_minor(fee, money.currency),
+        DeclineFee=from_minor(fee.amount_minor, money.currency),
+        DeclineFeeStatus=fee.status,
         CardStatus=fresh.status,
         AutoTopupOrderId=order_id,
     )

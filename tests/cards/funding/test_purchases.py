@@ -60,6 +60,7 @@ async def test_purchase_beyond_the_balance_is_declined(
     result = await purchase(api, card, 10.01)
     assert result["Status"] == "DECLINED"
     assert result["DeclineReason"] == "INSUFFICIENT_FUNDS"
+    assert (result["DeclineFee"], result["DeclineFeeStatus"]) == (0, "NONE")  # none configured
     assert await card_balance(api, card) == Decimal("10")
     assert await _event_types(app, card) == ["card.transaction.declined"]
 
@@ -79,6 +80,7 @@ async def test_decline_fee_is_taken_from_a_card_that_can_pay_it(api: httpx.Async
     result = await purchase(api, card, 50)
     assert result["Status"] == "DECLINED"
     assert Decimal(str(result["DeclineFee"])) == Decimal("2.5")
+    assert result["DeclineFeeStatus"] == "COLLECTED"
     assert result["CardStatus"] == "ACTIVE"
     assert await card_balance(api, card) == Decimal("7.5")
 
@@ -90,6 +92,7 @@ async def test_unpaid_decline_fee_blocks_the_card_until_a_top_up_pays_it(
     await set_fees(api, card, DeclineFee=6)
     declined = await purchase(api, card, 50)
     assert declined["Status"] == "DECLINED"
+    assert declined["DeclineFeeStatus"] == "OUTSTANDING"
     assert declined["CardStatus"] == "SYSTEM_BLOCKED"
     assert (await card_detail(api, card))["Status"] == "SYSTEM_BLOCKED"
     refused = await control(api, card, "enable")

@@ -208,7 +208,7 @@ async def test_keyless_topup_left_pending_is_settled_before_the_card_is_cancelle
     }
 
 
-async def test_decline_fee_collection_left_pending_is_settled_before_cancellation(
+async def test_a_decline_fee_the_provider_leaves_unanswered_is_pending_and_settled_at_cancellation(
     api: httpx.AsyncClient, app: FastAPI
 ) -> None:
     card = await _funded_card(api)
@@ -219,8 +219,11 @@ async def test_decline_fee_collection_left_pending_is_settled_before_cancellatio
         params={"userId": card["UserId"]},
         json={"Amount": 500, "Currency": "USD", "Merchant": "Too dear"},
     )
-    assert declined.status_code == 503, declined.text  # the fee's unload went unanswered
-    assert await card_balance(api, card) == Decimal("97.5")  # the fee, reserved
+    # The decline stands; the fee's unload went unanswered, so the fee stays reserved.
+    assert declined.status_code == 200, declined.text
+    assert declined.json()["Status"] == "DECLINED"
+    assert (declined.json()["DeclineFee"], declined.json()["DeclineFeeStatus"]) == (2.5, "PENDING")
+    assert await card_balance(api, card) == Decimal("97.5")
     cancelled = await cancel(api, card)
     assert cancelled.status_code == 200, cancelled.text
     assert (await master(api))["Available"] == Decimal("997.5")
