@@ -12,6 +12,7 @@ import pytest
 from sqlalchemy import func, select
 from starlette.responses import Response
 
+from finplat.events import destinations
 from finplat.events.models import WebhookDelivery
 from finplat.events.schedule import MAX_ATTEMPTS, RETRY_DELAYS
 from finplat.jobs import webhook_worker
@@ -248,29 +249,77 @@ async def test_410_disables_the_endpoint_until_reconfigured(clock: FakeClock) ->
         await receiver.stop()
 
 
-async def test_delivery_to_a_private_address_is_refused_at_send_time(clock: FakeClock) -> None:
+class Resolver:
+    """Stands in for DNS: the addresses each lookup of any host name answers, in turn."""
+
+    def __init__(self, *answers: list[str]) -> None:
+        self.answers = list(answers)
+        self.lookups: list[str] = []
+
+    async def __call__(self, host: str, _port: int) -> list[str]:
+        self.lookups.append(host)
+        return self.answers[0] if len(self.answers) == 1 else self.answers.pop(0)
+
+
+async def test_delivery_to_a_host_now_resolving_to_a_private_address_is_refused(
+    clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Public when configured, private at delivery (DNS rebinding).
+    resolver = Resolver(["93.184.216.34"], ["10.1.2.3"])
+    monkeypatch.setattr(destinations, "resolve", resolver)
     async with isolated("wh", allow_loopback_webhooks=False) as env:
-        async with env.app.state.session_factory() as session:
-            from sqlalchemy import update
-
-            from finplat.companies.models import Company
-            from finplat.events import service as events
-
-            # Simulate a host that resolved to a public address when configured and to a
-            # private one now (DNS rebinding): store the URL directly.
-            await session.execute(
-                update(Company)
-                .where(Company.id == env.company_id)
-                .values(webhook_url="http://10.1.2.3/hooks")
-            )
-            await events.record(
-                session, company_id=env.company_id, type_="webhook.test", domain="webhook", data={}
-            )
-            await session.commit()
+        url = "https://hooks.example.com/x"
+        configured = await env.client.put("/api/v2/company/configuration", json={"WebhookUrl": url})
+        assert configured.status_code == 200, configured.text
+        assert (await env.client.post("/api/v2/webhooks/test")).status_code == 202
         await drive(env, clock)
         [delivery] = await deliveries(env)
         assert delivery.status == "failed"
-        assert "not allowed" in (delivery.last_error or "")
+        assert "non-public address (10.1.2.3)" in (delivery.last_error or "")
+
+
+async def test_delivery_connects_to_the_address_it_checked_not_a_new_lookup(
+    clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    receiver = Receiver()
+    await receiver.start()
+    # `.invalid` never resolves: only a connection to the checked address can reach the receiver.
+    monkeypatch.setattr(destinations, "resolve", Resolver(["127.0.0.1"]))
+    try:
+        async with isolated("wh") as env:
+            url = f"http://hooks.invalid:{receiver.port}/hooks"
+            configured = await env.client.put(
+                "/api/v2/company/configuration", json={"WebhookUrl": url}
+            )
+            assert configured.status_code == 200, configured.text
+            assert (await env.client.post("/api/v2/webhooks/test")).status_code == 202
+            await drive(env, clock)
+            [item] = receiver.received
+            assert item.headers["host"] == f"hooks.invalid:{receiver.port}"
+            assert_valid(item, env.webhook_secret)
+            assert [d.status for d in await deliveries(env)] == ["succeeded"]
+    finally:
+        await receiver.stop()
+
+
+async def test_delivery_tries_the_next_checked_address_when_one_refuses_connections(
+    clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    receiver = Receiver()
+    await receiver.start()
+    # The receiver listens on 127.0.0.1 only: 127.0.0.2 refuses the connection.
+    monkeypatch.setattr(destinations, "resolve", Resolver(["127.0.0.2", "127.0.0.1"]))
+    try:
+        async with isolated("wh") as env:
+            url = f"http://hooks.invalid:{receiver.port}/hooks"
+            await env.client.put("/api/v2/company/configuration", json={"WebhookUrl": url})
+            assert (await env.client.post("/api/v2/webhooks/test")).status_code == 202
+            await drive(env, clock)
+            assert len(receiver.received) == 1
+            [delivery] = await deliveries(env)
+            assert (delivery.status, delivery.attempts) == ("succeeded", 1)
+    finally:
+        await receiver.stop()
 
 
 async def test_each_attempt_is_logged(clock: FakeClock) -> None:

@@ -2,6 +2,9 @@
 
 Checked when a URL is configured and again before every delivery, against every address the
 host resolves to, so a name that later resolves to a private or metadata address is refused.
+A delivery then connects to an address it checked (`Destination`), never to a second lookup
+of the name: a DNS answer that changes between the check and the connection (DNS rebinding)
+cannot send a signed event to an internal address.
 """
 
 from __future__ import annotations
@@ -10,7 +13,8 @@ import asyncio
 import ipaddress
 import re
 import socket
-from urllib.parse import urlsplit
+from dataclasses import dataclass
+from urllib.parse import SplitResult, urlsplit
 
 from finplat.errors import ValidationFailed
 
@@ -73,7 +77,53 @@ async def resolve(host: str, port: int) -> list[str] | None:
         )
     except (OSError, TimeoutError):
         return None
-    return sorted({str(info[4][0]) for info in infos})
+    return list(dict.fromkeys(str(info[4][0]) for info in infos))
+
+
+@dataclass(frozen=True)
+class Destination:
+    """A webhook URL with the addresses its host resolved to, all of them checked."""
+
+    url: str
+    host: str
+    port: int
+    addresses: tuple[str, ...]  # IPv4 first, in resolver order
+
+    def via(self, address: str) -> str:
+        """The URL with its host replaced by `address` (the connection goes there)."""
+        parts = urlsplit(self.url)
+        literal = f"[{address}]" if ":" in address else address
+        return SplitResult(
+            parts.scheme, f"{literal}:{self.port}", parts.path, parts.query, ""
+        ).geturl()
+
+    @property
+    def host_header(self) -> str:
+        default = 443 if urlsplit(self.url).scheme == "https" else 80
+        return self.host if self.port == default else f"{self.host}:{self.port}"
+
+    @property
+    def extensions(self) -> dict[str, str]:
+        """TLS is negotiated and verified for the host name, not the address."""
+        return {"sni_hostname": self.host}
+
+
+async def vetted_destination(url: str, *, allow_loopback: bool) -> Destination:
+    """The URL and the addresses a delivery may connect to: every address the host resolves
+    to now must be allowed (as at configuration), and the name must resolve."""
+    host, port = parse_webhook_url(url)
+    addresses = await resolve(host, port)
+    if not addresses:
+        raise _refuse(f"the host {host!r} cannot be resolved")
+    _refuse_non_public(host, addresses, allow_loopback=allow_loopback)
+    ordered = sorted(addresses, key=lambda a: ":" in a)  # stable: resolver order within a family
+    return Destination(url, host, port, tuple(ordered))
+
+
+def _refuse_non_public(host: str, addresses: list[str], *, allow_loopback: bool) -> None:
+    refused = [a for a in addresses if not address_allowed(a, allow_loopback=allow_loopback)]
+    if refused:
+        raise _refuse(f"{host} resolves to a non-public address ({refused[0]})")
 
 
 async def check_webhook_url(url: str, *, allow_loopback: bool, must_resolve: bool) -> str:
@@ -89,7 +139,5 @@ async def check_webhook_url(url: str, *, allow_loopback: bool, must_resolve: boo
         if must_resolve:
             raise _refuse(f"the host {host!r} cannot be resolved")
         return url
-    refused = [a for a in addresses if not address_allowed(a, allow_loopback=allow_loopback)]
-    if refused:
-        raise _refuse(f"{host} resolves to a non-public address ({refused[0]})")
+    _refuse_non_public(host, addresses, allow_loopback=allow_loopback)
     return url

@@ -28,7 +28,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from finplat.db.unit_of_work import unit_of_work
 from finplat.errors import ApiError
 from finplat.events import repository, schedule
-from finplat.events.destinations import check_webhook_url
+from finplat.events.destinations import Destination, vetted_destination
 from finplat.kit.clock import pause, utcnow
 from finplat.kit.signing import service_signature, standard_signature
 
@@ -141,7 +141,7 @@ class WebhookWorker:
     ) -> AttemptResult:
         started = time.perf_counter()
         try:
-            await check_webhook_url(url, allow_loopback=self.allow_loopback, must_resolve=True)
+            destination = await vetted_destination(url, allow_loopback=self.allow_loopback)
         except ApiError as refused:
             return AttemptResult(None, refused.message[:300], None, 0)
         now = utcnow()
@@ -157,12 +157,46 @@ class WebhookWorker:
             "webhook-signature": standard_signature(secret, delivery_id, unix, body),
         }
         try:
-            response = await client.post(url, content=body, headers=headers, timeout=self.timeout)
+            response = await self._send(client, destination, body, headers)
         except httpx.TimeoutException:
             return AttemptResult(None, "timeout", None, _ms(started))
         except httpx.HTTPError as exc:
             return AttemptResult(None, f"network error: {type(exc).__name__}", None, _ms(started))
         return AttemptResult(response.status_code, None, _retry_after(response, now), _ms(started))
+
+    async def _send(
+        self,
+        client: httpx.AsyncClient,
+        destination: Destination,
+        body: bytes,
+        headers: dict[str, str],
+    ) -> httpx.Response:
+        """POST to the checked addresses in turn (the next one only when a connection cannot
+        be made), never to a fresh lookup of the host name."""
+        headers = {**headers, "host": destination.host_header}
+        *others, last = destination.addresses
+        for address in others:
+            try:
+                return await self._post_to(client, destination, address, body, headers)
+            except httpx.ConnectError:
+                continue
+        return await self._post_to(client, destination, last, body, headers)
+
+    async def _post_to(
+        self,
+        client: httpx.AsyncClient,
+        destination: Destination,
+        address: str,
+        body: bytes,
+        headers: dict[str, str],
+    ) -> httpx.Response:
+        return await client.post(
+            destination.via(address),
+            content=body,
+            headers=headers,
+            extensions=destination.extensions,
+            timeout=self.timeout,
+        )
 
     async def _finish(
         self,
