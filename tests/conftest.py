@@ -20,6 +20,7 @@ from finplat.db.migrate import upgrade_to_head
 from finplat.kit.clock import reset_clock
 from finplat.ledger.verification import verify
 from finplat.providers.registry import build_providers
+from finplat.rate_limit import ApiKeyRateLimiter
 from tests.databases import scratch_database
 
 pytest_plugins = ["tests.scanner_plugin"]
@@ -78,16 +79,36 @@ async def session(
         yield session
 
 
+@pytest.fixture(scope="session")
+def shared_app(settings: Settings) -> FastAPI:
+    """One app for the whole run. FastAPI prepares each included route's request handling
+    on an app's first request (about half a second for this API), which every test paid
+    again when each built its own app."""
+    return create_app(settings)
+
+
 @pytest.fixture
 async def app(
-    settings: Settings, session_factory: async_sessionmaker[AsyncSession]
+    settings: Settings,
+    session_factory: async_sessionmaker[AsyncSession],
+    shared_app: FastAPI,
 ) -> AsyncIterator[FastAPI]:
-    """The app on the test's transaction. After the test, the ledger must still verify:
-    every HTTP test that moved money proves it consistent."""
-    app = create_app(settings)
+    """The app on the test's transaction, with its own providers and rate limiter. Routes a
+    test adds, and any state it swaps, are put back afterwards. After the test, the ledger
+    must still verify: every HTTP test that moved money proves it consistent."""
+    app = shared_app
+    routes = list(app.router.routes)
+    app.state.settings = settings
     app.state.session_factory = session_factory
     app.state.providers = build_providers(settings, session_factory)
-    yield app
+    app.state.rate_limiter = ApiKeyRateLimiter(settings.rate_limit, redis_url=settings.redis_url)
+    try:
+        yield app
+    finally:
+        if app.router.routes != routes:
+            app.router.routes[:] = routes
+            app.openapi_schema = None
+        app.dependency_overrides.clear()
     async with session_factory() as session:
         report = await verify(session)
     assert report.ok, report.summary()
