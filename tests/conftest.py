@@ -21,9 +21,16 @@ from finplat.kit.clock import reset_clock
 from finplat.ledger.verification import verify
 from finplat.providers.registry import build_providers
 from finplat.rate_limit import ApiKeyRateLimiter
-from tests.databases import scratch_database
+from tests.databases import TEMPLATE, scratch_database
 
 pytest_plugins = ["tests.scanner_plugin"]
+
+
+@pytest.fixture(scope="session", autouse=True)
+async def _drop_migrated_template() -> AsyncIterator[None]:
+    """The schema template `tests.databases.migrated_database` copies lives for the run."""
+    yield
+    await TEMPLATE.drop()
 
 
 @pytest.fixture(scope="session")

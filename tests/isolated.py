@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -14,9 +13,8 @@ from fastapi import FastAPI
 from finplat.app import create_app
 from finplat.companies import service as companies
 from finplat.config import Settings
-from finplat.db.migrate import upgrade_to_head
 from finplat.db.unit_of_work import unit_of_work
-from tests.databases import scratch_database
+from tests.databases import migrated_database
 
 
 @dataclass
@@ -31,8 +29,7 @@ class Isolated:
 
 @asynccontextmanager
 async def isolated(label: str, **overrides: object) -> AsyncIterator[Isolated]:
-    async with scratch_database(label) as url:
-        await asyncio.to_thread(upgrade_to_head, url)
+    async with migrated_database(label) as url:
         settings = Settings(database_url=url, **overrides)  # type: ignore[arg-type]
         app = create_app(settings)
         async with unit_of_work(app.state.session_factory) as session:
