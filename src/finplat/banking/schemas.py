@@ -12,6 +12,7 @@ from finplat.kit.fields import SafeText
 from finplat.kit.money import STABLECOINS, DecimalAmount, from_minor
 from finplat.kit.schemas import RequestModel, ResponseModel
 from finplat.ledger.schemas import BalanceResponse
+from finplat.ledger.service import Balance
 from finplat.providers.banking.base import BUDGET_CURRENCIES, BankingDetails
 from finplat.providers.names import BankProvider, ProviderType, provider_type
 from finplat.provisioning.models import ProviderAccount
@@ -200,37 +201,36 @@ class AssetResponse(ResponseModel):
 
     @classmethod
     def of(cls, view: BalanceView) -> AssetResponse:
-        c = view.totals.currency
-        return cls(
-            Source="BUDGET",
-            Currency=c,
-            Type=_asset_type(c),
-            Provider=view.provider,
-            BalanceId=view.balance.id,
-            BudgetId=view.balance.budget_id,
-            CardId=None,
-            Total=from_minor(view.totals.posted, c),
-            Available=from_minor(view.totals.available, c),
+        return cls._holding(
+            "BUDGET", view.provider, view.totals, view.balance.id, view.balance.budget_id, None
         )
 
     @classmethod
     def of_card(cls, view: CardBalanceView) -> AssetResponse:
-        c = view.totals.currency
+        return cls._holding("CARD", view.provider, view.totals, None, None, view.card.id)
+
+    @classmethod
+    def _holding(
+        cls,
+        source: Literal["BUDGET", "CARD"],
+        provider: BankProvider,
+        totals: Balance,
+        balance_id: str | None,
+        budget_id: str | None,
+        card_id: int | None,
+    ) -> AssetResponse:
+        c = totals.currency
         return cls(
-            Source="CARD",
+            Source=source,
             Currency=c,
-            Type=_asset_type(c),
-            Provider=view.provider,
-            BalanceId=None,
-            BudgetId=None,
-            CardId=view.card.id,
-            Total=from_minor(view.totals.posted, c),
-            Available=from_minor(view.totals.available, c),
+            Type="CRYPTO" if c in STABLECOINS else "FIAT",
+            Provider=provider,
+            BalanceId=balance_id,
+            BudgetId=budget_id,
+            CardId=card_id,
+            Total=from_minor(totals.posted, c),
+            Available=from_minor(totals.available, c),
         )
-
-
-def _asset_type(currency: str) -> Literal["FIAT", "CRYPTO"]:
-    return "CRYPTO" if currency in STABLECOINS else "FIAT"
 
 
 class AssetsResponse(ResponseModel):
