@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from fastapi import Request
 from sqlalchemy import text
 
 from finplat.errors import ServiceUnavailable, error_responses
+from finplat.indexed_router import IndexedRouter
 from finplat.kit.schemas import ResponseModel
 
-router = APIRouter(tags=["Health"])
+router = IndexedRouter(tags=["Health"])
 
 
 class Health(ResponseModel):

@@ -24,6 +24,7 @@ from finplat.db.unit_of_work import unit_of_work
 from finplat.errors import ApiError, error_response
 from finplat.idempotency import service as idempotency
 from finplat.idempotency.http import RequestClaim
+from finplat.indexed_router import IndexedRouter
 from finplat.kit.money import exact_json_numbers
 from finplat.providers.registry import Providers
 
@@ -142,7 +143,7 @@ async def _settle_claim_after_error(
 
 def api_router(**kwargs: Any) -> APIRouter:
     """A router whose routes all require an API key and run in one unit of work."""
-    return APIRouter(
+    return IndexedRouter(
         route_class=AuthenticatedRoute, dependencies=[Security(api_key_scheme)], **kwargs
     )
 

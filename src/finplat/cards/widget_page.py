@@ -15,10 +15,10 @@ import base64
 import hashlib
 from typing import Annotated, Any
 
-from fastapi import APIRouter
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pydantic import Field
 
+from finplat.indexed_router import IndexedRouter
 from finplat.kit.schemas import RequestModel
 from finplat.providers.cards.sandbox import WIDGET_PATH, InvalidWidgetToken, SandboxCardProgram
 from finplat.routing import CurrentProviders
@@ -104,7 +104,7 @@ class RevealBody(RequestModel):
     Token: Annotated[str, Field(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9_-]+$")]
 
 
-router = APIRouter(tags=["Sandbox"])
+router = IndexedRouter(tags=["Sandbox"])
 
 
 @router.get(

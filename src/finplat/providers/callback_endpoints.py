@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Header, Request
+from fastapi import Header, Request
 from pydantic import BaseModel
 
 from finplat.config import Settings
 from finplat.errors import ServiceUnavailable, error_responses
+from finplat.indexed_router import IndexedRouter
 from finplat.providers import inbound
 from finplat.providers.names import ExternalProvider
 
-router = APIRouter(tags=["Provider callbacks"])
+router = IndexedRouter(tags=["Provider callbacks"])
 
 
 class CallbackReceipt(BaseModel):

@@ -22,10 +22,11 @@ from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 from urllib.parse import parse_qsl
 
-from fastapi import APIRouter, Request
+from fastapi import Request
 from fastapi.responses import HTMLResponse, Response
 from pydantic import Field, ValidationError
 
+from finplat.indexed_router import IndexedRouter
 from finplat.kit.schemas import RequestModel
 from finplat.kyc.statuses import Outcome
 from finplat.providers.identity.sandbox import (
@@ -319,7 +320,7 @@ def _html(description: str) -> dict[str, Any]:
     }
 
 
-router = APIRouter(tags=["Sandbox"])
+router = IndexedRouter(tags=["Sandbox"])
 
 
 @router.get(
