@@ -19,6 +19,7 @@ from finplat.db.engine import create_engine
 from finplat.db.migrate import upgrade_to_head
 from finplat.kit.clock import reset_clock
 from finplat.ledger.verification import verify
+from finplat.observability import configure_logging
 from finplat.providers.registry import build_providers
 from finplat.rate_limit import ApiKeyRateLimiter
 from tests.databases import TEMPLATE, scratch_database
@@ -105,6 +106,8 @@ async def app(
     must still verify: every HTTP test that moved money proves it consistent."""
     app = shared_app
     routes = list(app.router.routes)
+    # Logs go to this test's stdout (pytest swaps it per test; an app of its own did this).
+    configure_logging(settings)
     app.state.settings = settings
     app.state.session_factory = session_factory
     app.state.providers = build_providers(settings, session_factory)
