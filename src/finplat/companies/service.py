@@ -56,9 +56,7 @@ async def create_company(
         Company(
             name=name,
             is_mor=is_mor,
-            webhook_url=await check_webhook_url(
-                webhook_url, allow_loopback=allow_loopback_webhooks, must_resolve=False
-            )
+            webhook_url=await check_webhook_url(webhook_url, allow_loopback=allow_loopback_webhooks)
             if webhook_url
             else None,
             webhook_secret=secret,
@@ -143,7 +141,7 @@ async def update_configuration(
             company.webhook_url = None
         else:
             company.webhook_url = await check_webhook_url(
-                webhook_url, allow_loopback=allow_loopback, must_resolve=False
+                webhook_url, allow_loopback=allow_loopback
             )
         company.webhook_disabled_at = None
     new_secret = None

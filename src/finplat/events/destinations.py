@@ -52,6 +52,10 @@ def address_allowed(address: str, *, allow_loopback: bool) -> bool:
     return bool(ip.is_global) and not ip.is_multicast
 
 
+def default_port(scheme: str) -> int:
+    return 443 if scheme == "https" else 80
+
+
 def parse_webhook_url(url: str) -> tuple[str, int]:
     """Syntax: http(s) URL with a DNS host name, no credentials. Returns (host, port)."""
     if not re.match(WEBHOOK_URL_PATTERN, url):
@@ -62,7 +66,7 @@ def parse_webhook_url(url: str) -> tuple[str, int]:
     if parts.username or parts.password:
         raise _refuse("must not contain credentials")
     try:
-        port = parts.port or (443 if parts.scheme == "https" else 80)
+        port = parts.port or default_port(parts.scheme)
     except ValueError:
         raise _refuse("has an invalid port") from None
     return parts.hostname, port
@@ -99,7 +103,7 @@ class Destination:
 
     @property
     def host_header(self) -> str:
-        default = 443 if urlsplit(self.url).scheme == "https" else 80
+        default = default_port(urlsplit(self.url).scheme)
         return self.host if self.port == default else f"{self.host}:{self.port}"
 
     @property
@@ -126,18 +130,15 @@ def _refuse_non_public(host: str, addresses: list[str], *, allow_loopback: bool)
         raise _refuse(f"{host} resolves to a non-public address ({refused[0]})")
 
 
-async def check_webhook_url(url: str, *, allow_loopback: bool, must_resolve: bool) -> str:
-    """Refuse URLs that are malformed or resolve to private, link-local, metadata or other
-    non-public addresses (loopback only when `allow_loopback`).
+async def check_webhook_url(url: str, *, allow_loopback: bool) -> str:
+    """At configuration: refuse URLs that are malformed or resolve to private, link-local,
+    metadata or other non-public addresses (loopback only when `allow_loopback`).
 
-    At configuration a name that does not resolve yet is accepted (DNS may be set up later);
-    before each delivery (`must_resolve`) it is a failed attempt.
+    A name that does not resolve yet is accepted (DNS may be set up later); before each
+    delivery `vetted_destination` makes that a failed attempt.
     """
     host, port = parse_webhook_url(url)
     addresses = await resolve(host, port)
-    if addresses is None:
-        if must_resolve:
-            raise _refuse(f"the host {host!r} cannot be resolved")
-        return url
-    _refuse_non_public(host, addresses, allow_loopback=allow_loopback)
+    if addresses is not None:
+        _refuse_non_public(host, addresses, allow_loopback=allow_loopback)
     return url
