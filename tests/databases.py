@@ -31,8 +31,18 @@ def backend() -> str:
     return "postgresql" if server_url() else "sqlite"
 
 
-def _admin_dsn(base: str) -> str:
-    return make_url(base).set(drivername="postgresql").render_as_string(hide_password=False)
+async def _on_server(base: str, statement: str) -> None:
+    """Run one statement (CREATE or DROP DATABASE) on the PostgreSQL server of `base`."""
+    dsn = make_url(base).set(drivername="postgresql").render_as_string(hide_password=False)
+    admin = await asyncpg.connect(dsn)
+    try:
+        await admin.execute(statement)
+    finally:
+        await admin.close()
+
+
+def _database_url(base: str, name: str) -> str:
+    return make_url(base).set(database=name).render_as_string(hide_password=False)
 
 
 class _Template:
@@ -57,13 +67,8 @@ class _Template:
         async with self.lock:
             if self.postgresql_name is None:
                 name = f"finplat_test_template_{secrets.token_hex(4)}"
-                admin = await asyncpg.connect(_admin_dsn(base))
-                try:
-                    await admin.execute(f'CREATE DATABASE "{name}"')
-                finally:
-                    await admin.close()
-                url = make_url(base).set(database=name).render_as_string(hide_password=False)
-                await asyncio.to_thread(upgrade_to_head, url)
+                await _on_server(base, f'CREATE DATABASE "{name}"')
+                await asyncio.to_thread(upgrade_to_head, _database_url(base, name))
                 self.postgresql_name = name
             return self.postgresql_name
 
@@ -73,13 +78,7 @@ class _Template:
             self.sqlite_folder = None
         base = server_url()
         if self.postgresql_name is not None and base is not None:
-            admin = await asyncpg.connect(_admin_dsn(base))
-            try:
-                await admin.execute(
-                    f'DROP DATABASE IF EXISTS "{self.postgresql_name}" WITH (FORCE)'
-                )
-            finally:
-                await admin.close()
+            await _on_server(base, f'DROP DATABASE IF EXISTS "{self.postgresql_name}" WITH (FORCE)')
             self.postgresql_name = None
 
 
@@ -113,20 +112,10 @@ async def scratch_database(
         with tempfile.TemporaryDirectory(prefix=f"finplat-{label}-") as folder:
             yield f"sqlite+aiosqlite:///{Path(folder) / 'finplat.db'}"
         return
-    url = make_url(base)
     name = f"finplat_test_{label}_{secrets.token_hex(4)}"
-    admin_dsn = _admin_dsn(base)
     copy = f' TEMPLATE "{template}"' if template else ""
-    admin = await asyncpg.connect(admin_dsn)
+    await _on_server(base, f'CREATE DATABASE "{name}"{copy}')
     try:
-        await admin.execute(f'CREATE DATABASE "{name}"{copy}')
+        yield _database_url(base, name)
     finally:
-        await admin.close()
-    try:
-        yield url.set(database=name).render_as_string(hide_password=False)
-    finally:
-        admin = await asyncpg.connect(admin_dsn)
-        try:
-            await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        finally:
-            await admin.close()
+        await _on_server(base, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
