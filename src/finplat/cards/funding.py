@@ -49,7 +49,7 @@ from finplat.ledger.core import Leg
 from finplat.ledger.models import LedgerAccount
 from finplat.ledger.service import CompanyAccount
 from finplat.providers.calls import call_provider
-from finplat.providers.cards.base import CardAction, CardMovement, CardProgram
+from finplat.providers.cards.base import CardAction, CardMovement, CardProgram, ProviderCard
 from finplat.providers.errors import ProviderRejected
 from finplat.providers.registry import Providers, configured
 
@@ -161,6 +161,28 @@ def provider_card_id(card: Card) -> str:
     if card.provider_card_id is None:
         raise CardNotIssued()
     return card.provider_card_id
+
+
+async def provider_view(
+    session: AsyncSession | None, providers: Providers, card: Card
+) -> ProviderCard | None:
+    """The card as its provider shows it now; None when the provider no longer knows it
+    (cancelled cards stop being exposed). Commits the caller's transaction, as every provider
+    call does."""
+    program, ref, company_id = program_of(providers, card), provider_card_id(card), card.company_id
+    try:
+        return await call_provider(
+            session,
+            providers.policy,
+            provider=card.provider,
+            operation="card",
+            call=lambda: program.card(company_id=company_id, card_id=ref),
+            idempotent=True,
+        )
+    except ProviderRejected as exc:
+        if exc.status == 404:
+            return None
+        raise
 
 
 def _check_accepts_money(card: Card, currency: str) -> None:

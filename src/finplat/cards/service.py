@@ -357,21 +357,8 @@ async def detail(
         session, company_id=company_id, user_id=user_id, card_id=card_id, outsider_401=True
     )
     if card.status != S.CANCELLED and card.provider_card_id is not None:
-        program = funding.program_of(providers, card)
-        ref, local_id = card.provider_card_id, card.id
-        try:
-            seen = await call_provider(
-                session,
-                providers.policy,
-                provider=card.provider,
-                operation="card",
-                call=lambda: program.card(company_id=company_id, card_id=ref),
-                idempotent=True,
-            )
-        except ProviderRejected as exc:
-            if exc.status != 404:
-                raise
-            seen = None
+        local_id = card.id
+        seen = await funding.provider_view(session, providers, card)
         card = await user_card(
             session, company_id=company_id, user_id=user_id, card_id=local_id, lock=True
         )

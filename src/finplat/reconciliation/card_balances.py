@@ -43,6 +43,7 @@ from __future__ import annotations
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from finplat.cards import funding
 from finplat.cards.funding import FundingKind
 from finplat.cards.models import Card
 from finplat.cards.models_funding import CardFunding
@@ -51,7 +52,7 @@ from finplat.db.unit_of_work import unit_of_work
 from finplat.kit.money import from_minor
 from finplat.ledger import repository as ledger_repository
 from finplat.providers.calls import call_provider
-from finplat.providers.cards.base import CardProgram, ProviderCard
+from finplat.providers.cards.base import CardProgram
 from finplat.providers.errors import ProviderRejected, ProviderUnavailable
 from finplat.providers.registry import Providers
 from finplat.reconciliation import repository
@@ -120,7 +121,7 @@ class CardBalances:
             unchecked(NO_PROVIDER)
             return
         try:
-            seen = await self._provider_card(providers, program, company_id, card_ref)
+            seen = await funding.provider_view(None, providers, card)
         except (ProviderUnavailable, ProviderRejected) as exc:
             unchecked(exc.code)
             return
@@ -165,24 +166,6 @@ class CardBalances:
                     f"{counted} card movement(s) in flight counted as the provider made them"
                 )
             result.differences.append(self._difference(card, expected, seen.balance_minor, note))
-
-    async def _provider_card(
-        self, providers: Providers, program: CardProgram, company_id: int, card_ref: str
-    ) -> ProviderCard | None:
-        """The provider's view of the card; None when it no longer knows the card."""
-        try:
-            return await call_provider(
-                None,
-                providers.policy,
-                provider=program.name,
-                operation="card",
-                call=lambda: program.card(company_id=company_id, card_id=card_ref),
-                idempotent=True,
-            )
-        except ProviderRejected as exc:
-            if exc.status == 404:
-                return None
-            raise
 
     async def _made(
         self, providers: Providers, program: CardProgram, company_id: int, row: CardFunding
