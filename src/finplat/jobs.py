@@ -1,5 +1,5 @@
 """Background work: webhook delivery, maintenance (expire reservations, purge keys) and
-reconciliation with the providers.
+reconciliation with the providers, and the card blocks the card provider has not confirmed.
 
 Runs inside `finplat serve` (unless `--no-worker`) and as `finplat worker`; any number of
 copies may run against one PostgreSQL database.
@@ -8,12 +8,14 @@ copies may run against one PostgreSQL database.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable, Coroutine
 from datetime import timedelta
 
 import structlog
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from finplat.banking.payees import service as payees
+from finplat.cards import provider_blocks
 from finplat.config import Settings
 from finplat.db.unit_of_work import unit_of_work
 from finplat.events.worker import WebhookWorker
@@ -29,6 +31,7 @@ log = structlog.get_logger("finplat.jobs")
 
 MAINTENANCE_INTERVAL_SECONDS = 60.0
 PROVISIONING_INTERVAL_SECONDS = 1.0
+CARD_BLOCK_INTERVAL_SECONDS = 5.0
 
 
 def webhook_worker(settings: Settings, factory: async_sessionmaker[AsyncSession]) -> WebhookWorker:
@@ -55,15 +58,65 @@ async def maintenance_once(factory: async_sessionmaker[AsyncSession]) -> dict[st
     }
 
 
-async def _maintenance_loop(factory: async_sessionmaker[AsyncSession], stop: asyncio.Event) -> None:
+async def _every(
+    stop: asyncio.Event,
+    interval_seconds: float,
+    step: Callable[[], Awaitable[dict[str, int]]],
+    *,
+    done: str,
+    failed: str,
+) -> None:
+    """Run `step` every interval until `stop`, logging what it did (when it did anything)."""
     while not stop.is_set():
         try:
-            done = await maintenance_once(factory)
-            if any(done.values()):
-                log.info("maintenance", **done)
+            counts = await step()
+            if any(counts.values()):
+                log.info(done, **counts)
         except Exception as exc:  # keep the loop alive through a database hiccup
-            log.error("maintenance_error", error_type=type(exc).__name__)
-        await pause(stop, MAINTENANCE_INTERVAL_SECONDS)
+            log.error(failed, error_type=type(exc).__name__)
+        await pause(stop, interval_seconds)
+
+
+def _maintenance_loop(
+    factory: async_sessionmaker[AsyncSession], stop: asyncio.Event
+) -> Coroutine[None, None, None]:
+    return _every(
+        stop,
+        MAINTENANCE_INTERVAL_SECONDS,
+        lambda: maintenance_once(factory),
+        done="maintenance",
+        failed="maintenance_error",
+    )
+
+
+def _provisioning_loop(
+    factory: async_sessionmaker[AsyncSession], providers: Providers, stop: asyncio.Event
+) -> Coroutine[None, None, None]:
+    """Opens the card-provider accounts that identity approval unlocked."""
+
+    async def step() -> dict[str, int]:
+        return {"accounts": await card_accounts.provision_waiting(factory, providers)}
+
+    return _every(
+        stop, PROVISIONING_INTERVAL_SECONDS, step, done="provisioned", failed="provisioning_error"
+    )
+
+
+def _card_block_loop(
+    factory: async_sessionmaker[AsyncSession], providers: Providers, stop: asyncio.Event
+) -> Coroutine[None, None, None]:
+    """Repeats the decline-fee blocks the card provider has not confirmed."""
+
+    async def step() -> dict[str, int]:
+        return {"cards": await provider_blocks.confirm_pending(factory, providers)}
+
+    return _every(
+        stop,
+        CARD_BLOCK_INTERVAL_SECONDS,
+        step,
+        done="card_blocks_settled",
+        failed="card_block_error",
+    )
 
 
 async def run_background(
@@ -75,6 +128,7 @@ async def run_background(
         worker.run_forever(stop, poll_seconds=settings.webhook_poll_seconds),
         _maintenance_loop(factory, stop),
         _provisioning_loop(factory, providers, stop),
+        _card_block_loop(factory, providers, stop),
         _reconciliation_loop(factory, providers, stop, settings.reconcile_interval_seconds),
     ]
     if settings.sandbox:
@@ -87,20 +141,6 @@ async def run_background(
             )
         )
     await asyncio.gather(*loops)
-
-
-async def _provisioning_loop(
-    factory: async_sessionmaker[AsyncSession], providers: Providers, stop: asyncio.Event
-) -> None:
-    """Opens the card-provider accounts that identity approval unlocked."""
-    while not stop.is_set():
-        try:
-            opened = await card_accounts.provision_waiting(factory, providers)
-            if opened:
-                log.info("provisioned", accounts=opened)
-        except Exception as exc:  # keep the loop alive through a database hiccup
-            log.error("provisioning_error", error_type=type(exc).__name__)
-        await pause(stop, PROVISIONING_INTERVAL_SECONDS)
 
 
 async def _reconciliation_loop(

@@ -4,7 +4,9 @@ the decline happened on or after 2026-07-01), on card-provider cards only.
 The fee is taken from the card (provider unload keyed by the declined transaction; ledger
 card -> fee revenue). When the card cannot pay it, nothing is taken: the card becomes
 `SYSTEM_BLOCKED` (blocked at the provider) with the fee outstanding; enabling it is refused
-until a top-up pays the fee first (`funding.topup`), which unblocks it.
+until a top-up pays the fee first (`funding.topup`), which unblocks it. A block the provider
+does not confirm (no answer, a failure) leaves the decline and the fee standing and is repeated
+by the background job until it holds (`provider_blocks`).
 
 Cancelling a card settles what it still owes: the outstanding fee is collected from what the
 card holds before the rest goes back to the master account (`collect_for_cancellation`), and
@@ -19,7 +21,7 @@ from enum import StrEnum
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from finplat.cards import fees, funding
+from finplat.cards import fees, funding, provider_blocks
 from finplat.cards.funding import CANCELLATION, RESERVED, FundingKind, FundingStatus
 from finplat.cards.models import Card
 from finplat.cards.models_funding import CardFunding
@@ -30,8 +32,6 @@ from finplat.kit.money import Money
 from finplat.ledger import service as ledger
 from finplat.ledger.core import Leg
 from finplat.ledger.service import CompanyAccount
-from finplat.providers.calls import call_provider
-from finplat.providers.cards.base import CardAction
 from finplat.providers.errors import ProviderUnavailable
 from finplat.providers.registry import Providers
 
@@ -78,8 +78,8 @@ async def charge(
     locked = await funding.find_card(session, company_id=company_id, card_id=card_id, lock=True)
     account = await funding.card_account(session, locked)
     held = await ledger.balance(session, company_id=company_id, account_id=account.id)
-    program = funding.program_of(providers, locked)
-    card_ref = funding.provider_card_id(locked)
+    funding.program_of(providers, locked)
+    funding.provider_card_id(locked)
     if held.available >= fee:
         revenue = await ledger.company_account(
             session, company_id=company_id, kind=CompanyAccount.FEE_REVENUE, currency=card.currency
@@ -130,16 +130,9 @@ async def charge(
         return DeclineFee(fee, DeclineFeeStatus.COLLECTED)
     locked.outstanding_fee_minor += fee
     locked.status = CardStatus.SYSTEM_BLOCKED
-    await call_provider(
-        session,
-        providers.policy,
-        provider=card.provider,
-        operation="change_status",
-        call=lambda: program.change_status(
-            company_id=company_id, card_id=card_ref, action=CardAction.BLOCK
-        ),
-        idempotent=True,
-    )
+    # Durable before the provider is asked: a lost or failed block is repeated by the job.
+    locked.provider_block_pending = True
+    await provider_blocks.block(session, providers, locked)
     return DeclineFee(fee, DeclineFeeStatus.OUTSTANDING)
 
 

@@ -6,7 +6,17 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import BigInteger, Boolean, ForeignKey, Index, String, Text, UniqueConstraint
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    ForeignKey,
+    Index,
+    String,
+    Text,
+    UniqueConstraint,
+    false,
+    text,
+)
 from sqlalchemy.orm import Mapped, mapped_column
 
 from finplat.db.base import Base, BigIntId, CompanyOwned, Timestamped
@@ -17,6 +27,13 @@ class Card(CompanyOwned, Timestamped, Base):
     __table_args__ = (
         Index("ix_cards_company_user", "company_id", "user_id", "id"),
         UniqueConstraint("company_id", "provider", "provider_key"),
+        # The block job reads only the few cards waiting for the provider.
+        Index(
+            "ix_cards_provider_block_pending",
+            "provider_block_pending",
+            postgresql_where=text("provider_block_pending"),
+            sqlite_where=text("provider_block_pending"),
+        ),
     )
 
     id: Mapped[int] = mapped_column(BigIntId, primary_key=True, autoincrement=True)
@@ -52,6 +69,11 @@ class Card(CompanyOwned, Timestamped, Base):
     # Persisted so a card the provider no longer lists still shows its last known balance.
     last_balance_minor: Mapped[int] = mapped_column(BigInteger, default=0)
     outstanding_fee_minor: Mapped[int] = mapped_column(BigInteger, default=0)
+    # Blocked locally for an unpaid decline fee, the provider's block not yet confirmed
+    # (`cards.provider_blocks`).
+    provider_block_pending: Mapped[bool] = mapped_column(
+        Boolean, default=False, server_default=false()
+    )
     pin_set: Mapped[bool] = mapped_column(Boolean, default=False)
     shipped_at: Mapped[datetime | None] = mapped_column(default=None)
     activated_at: Mapped[datetime | None] = mapped_column(default=None)

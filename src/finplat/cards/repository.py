@@ -43,6 +43,18 @@ class CardRepository(CompanyRepository[Card]):
         return list((await self.session.execute(stmt)).scalars())
 
 
+async def awaiting_provider_block(session: AsyncSession, *, limit: int) -> list[tuple[int, int]]:
+    """`(company_id, card_id)` of the cards whose decline-fee block the provider has not
+    confirmed, every company's (the background job's query), oldest first."""
+    stmt = (
+        select(Card.company_id, Card.id)
+        .where(Card.provider_block_pending.is_(True))
+        .order_by(Card.id)
+        .limit(limit)
+    )
+    return [(company_id, card_id) for company_id, card_id in await session.execute(stmt)]
+
+
 async def user_of_another_company(session: AsyncSession, *, company_id: int, user_id: int) -> bool:
     """Whether `user_id` is a user of some other company (Core, outside the tenant guard: only
     the fact is read, never the row)."""
