@@ -16,6 +16,7 @@ from pydantic import BaseModel
 from finplat.routing import CurrentPrincipal, api_key_scheme, api_router
 from tests.banking import steps as banking_steps
 from tests.business import steps as business_steps
+from tests.cards.funding import steps as card_steps
 from tests.factories import user_payload
 from tests.fuzz.runner import QUICK, profile, run_schemathesis, seed
 from tests.isolated import Isolated, isolated
@@ -55,6 +56,9 @@ async def seed_data(env: Isolated) -> None:
     # A user with an open bank account and money in it: the banking operations get past
     # "unknown user" (the identifiers the service issues are beyond guessing).
     await banking_steps.funded_user(client, "1000.00", "EUR")
+    # An active card holding money: the card operations reach their controls and funding.
+    card = await card_steps.active_card(client, master=0)
+    assert (await card_steps.topup(client, card, 100)).status_code == 200
 
 
 @pytest.fixture
