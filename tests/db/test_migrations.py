@@ -1,13 +1,18 @@
-"""The migrations build exactly the schema the models describe (no drift either way)."""
+"""The migrations build exactly the schema the models describe (no drift either way), and
+data migrations change existing rows as they say."""
 
 from __future__ import annotations
 
+import sqlite3
+from pathlib import Path
 from typing import Any
 
+from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from finplat.db.migrate import alembic_config
 from finplat.db.models import metadata
 
 
@@ -22,3 +27,29 @@ async def test_migrated_database_matches_the_models(engine: AsyncEngine) -> None
     async with engine.connect() as connection:
         differences = await connection.run_sync(_differences)
     assert differences == []
+
+
+def test_card_accounts_made_before_0013_may_go_negative_after_it(tmp_path: Path) -> None:
+    path = tmp_path / "upgrade.db"
+    config = alembic_config(f"sqlite+aiosqlite:///{path}")
+    command.upgrade(config, "0012")
+    with sqlite3.connect(path) as db:
+        for account_id, code in ((1, "card"), (2, "master")):
+            db.execute(
+                "INSERT INTO ledger_accounts (id, company_id, code, owner_type, owner_id, "
+                "currency, allow_negative, shard_count, created_at) "
+                "VALUES (?, 1, ?, ?, '1', 'USD', 0, 1, '2026-11-21 00:00:00')",
+                (account_id, code, code if code == "card" else "company"),
+            )
+            db.execute(
+                "INSERT INTO ledger_balances (account_id, shard, posted, pending_debits, "
+                "pending_credits, floor) VALUES (?, 0, 0, 0, 0, 0)",
+                (account_id,),
+            )
+    command.upgrade(config, "0013")
+    with sqlite3.connect(path) as db:
+        rules = db.execute(
+            "SELECT a.code, a.allow_negative, b.floor FROM ledger_accounts a "
+            "JOIN ledger_balances b ON b.account_id = a.id ORDER BY a.id"
+        ).fetchall()
+    assert rules == [("card", 1, None), ("master", 0, 0)]

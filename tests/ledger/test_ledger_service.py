@@ -94,6 +94,32 @@ async def test_account_that_may_go_negative_can(session: AsyncSession) -> None:
     assert await available(session, book, book.settlement) == -5
 
 
+async def test_a_reservation_requiring_available_funds_cannot_take_an_account_below_zero(
+    session: AsyncSession,
+) -> None:
+    book = await open_book(session)
+    await fund(session, book, book.card, 5)
+    # The settlement account may go negative, but not by a reservation that must be covered.
+    with pytest.raises(ledger.InsufficientFunds):
+        await ledger.create_pending(
+            session,
+            company_id=book.company_id,
+            legs=[Leg(book.settlement.id, -1), Leg(book.card.id, 1)],
+            code="covered",
+            expires_at=None,
+            require_available=True,
+        )
+    await ledger.create_pending(
+        session,
+        company_id=book.company_id,
+        legs=[Leg(book.card.id, -5), Leg(book.settlement.id, 5)],
+        code="covered",
+        expires_at=None,
+        require_available=True,
+    )
+    assert await available(session, book, book.card) == 0
+
+
 async def test_another_companys_account_cannot_be_used(session: AsyncSession) -> None:
     mine, theirs = await open_book(session, "Mine"), await open_book(session, "Theirs")
     await fund(session, theirs, theirs.card, 1_000)

@@ -93,6 +93,7 @@ async def charge(
             expires_at=None,
             reference=key,
             details={"cardId": card_id, "transactionId": transaction_id},
+            require_available=True,
         )
         row = CardFunding(
             company_id=company_id,
@@ -168,6 +169,7 @@ async def collect_for_cancellation(session: AsyncSession, providers: Providers, 
         expires_at=None,
         reference=key,
         details={"cardId": card_id, "trigger": CANCELLATION},
+        require_available=True,
     )
     locked.outstanding_fee_minor -= fee
     row = CardFunding(

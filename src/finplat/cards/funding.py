@@ -129,7 +129,13 @@ async def find_card(
 
 
 async def card_account(session: AsyncSession, card: Card) -> LedgerAccount:
-    """The ledger account mirroring the card's balance (created on first use)."""
+    """The ledger account mirroring the card's balance (created on first use).
+
+    It may go negative: purchases are decided by the card provider against what it holds,
+    which includes money the ledger has already reserved for an unload still on its way, so
+    a purchase is recorded whatever the card's available balance (the unload then fails at
+    the provider and its reservation is voided). The platform's own withdrawals (unloads,
+    decline fees) pass `require_available` and never take more than the card has."""
     if card.ledger_account_id is not None:
         found = await ledger_repository.accounts_by_id(
             session, company_id=card.company_id, account_ids=[card.ledger_account_id]
@@ -143,6 +149,7 @@ async def card_account(session: AsyncSession, card: Card) -> LedgerAccount:
         owner_type="card",
         owner_id=str(card.id),
         currency=card.currency,
+        allow_negative=True,
     )
     card.ledger_account_id = account.id
     return account
@@ -490,6 +497,7 @@ async def unload(
                 expires_at=None,
                 reference=key,
                 details={"cardId": card.id, "fee": fee},
+                require_available=True,
             )
         except ledger.InsufficientFunds:
             raise InsufficientCardBalance(

@@ -50,7 +50,6 @@ from finplat.tiers.repository import CardProductRepository
 from finplat.users import service as users
 
 T = TypeVar("T")
-CARD_LEDGER_CODE = "card"
 WIDGET_TTL_SECONDS = 60
 S = CardStatus
 PROVIDER_STATUS = {
@@ -265,15 +264,7 @@ async def order(
             last_balance_minor=issued.balance_minor,
         )
     )
-    account = await ledger.account(
-        session,
-        company_id=company_id,
-        code=CARD_LEDGER_CODE,
-        owner_type="card",
-        owner_id=str(card.id),
-        currency=currency,
-    )
-    card.ledger_account_id = account.id
+    await funding.card_account(session, card)
     await session.flush()
     return card
 

@@ -138,6 +138,10 @@ _ADD_DELTA_GUARDED = _ADD_DELTA.where(
         >= _BALANCES.c.floor,
     )
 )
+# Guarded at zero whatever the shard's floor: a withdrawal the available balance must cover.
+_ADD_DELTA_COVERED = _ADD_DELTA.where(
+    _BALANCES.c.posted - _BALANCES.c.pending_debits + bindparam("d_available") >= 0
+)
 _AVAILABLE_BY_SHARD = select(
     _BALANCES.c.shard, _BALANCES.c.posted - _BALANCES.c.pending_debits
 ).where(_BALANCES.c.account_id == bindparam("b_account_id"))
@@ -168,10 +172,17 @@ async def _connection(session: AsyncSession) -> AsyncConnection:
 
 
 async def apply_delta(
-    session: AsyncSession, *, account_id: int, shard: int, delta: Delta, guarded: bool
+    session: AsyncSession,
+    *,
+    account_id: int,
+    shard: int,
+    delta: Delta,
+    guarded: bool,
+    covered: bool = False,
 ) -> bool:
     """Add `delta` to one balance shard. When `guarded`, only if the shard's available
-    balance stays at or above its floor; returns whether the row was changed.
+    balance stays at or above its floor (at or above 0 when `covered`, even for a shard
+    without a floor); returns whether the row was changed.
 
     One conditional UPDATE: the check and the write are atomic under the row lock, so two
     concurrent debits can never both pass on the same funds.
@@ -185,8 +196,11 @@ async def apply_delta(
     }
     if guarded:
         params["d_available"] = delta.available
+    statement = _ADD_DELTA
+    if guarded:
+        statement = _ADD_DELTA_COVERED if covered else _ADD_DELTA_GUARDED
     connection = await _connection(session)
-    result = await connection.execute(_ADD_DELTA_GUARDED if guarded else _ADD_DELTA, params)
+    result = await connection.execute(statement, params)
     return int(result.rowcount) == 1
 
 

@@ -230,11 +230,19 @@ async def create_pending(
     expires_at: datetime | None,
     reference: str | None = None,
     details: dict[str, Any] | None = None,
+    require_available: bool = False,
 ) -> TransferResult:
     """Reserve funds: debits leave the available balance now, credits are announced as
-    pending; nothing is posted until `post_pending`."""
+    pending; nothing is posted until `post_pending`.
+
+    Debits of an account that may not go negative must be covered by its available balance
+    (`InsufficientFunds`). With `require_available` every debit must be, whatever the
+    account's rule: the platform's own withdrawals from an account that facts decided
+    elsewhere (a card network's purchases) may take below zero."""
     accounts = await _accounts_for(session, company_id, legs)
-    entries = await _apply_new_legs(session, accounts, legs, pending=True)
+    entries = await _apply_new_legs(
+        session, accounts, legs, pending=True, require_available=require_available
+    )
     return await _record(
         session,
         company_id=company_id,
@@ -360,6 +368,7 @@ async def _apply_new_legs(
     legs: Sequence[Leg],
     *,
     pending: bool,
+    require_available: bool = False,
 ) -> list[Entry]:
     """Apply new legs in lock order. All or nothing: if a debit fails for lack of funds,
     the balance rows already changed (still locked by us) are put back before raising, so
@@ -370,8 +379,10 @@ async def _apply_new_legs(
         for account in sorted((accounts[a] for a in net), key=_lock_order):
             amount = net[account.id]
             layer = pending_layer(amount) if pending else Layer.POSTED
-            if amount < 0 and not account.allow_negative:
-                entries += await _debit_guarded(session, account, amount, layer)
+            if amount < 0 and (require_available or not account.allow_negative):
+                entries += await _debit_guarded(
+                    session, account, amount, layer, covered=require_available
+                )
             else:
                 shard = random.randrange(account.shard_count)  # noqa: S311 - load spreading
                 await repository.apply_delta(
@@ -400,9 +411,10 @@ def _delta(layer: Layer, amount: int) -> Delta:
 
 
 async def _debit_guarded(
-    session: AsyncSession, account: LedgerAccount, amount: int, layer: Layer
+    session: AsyncSession, account: LedgerAccount, amount: int, layer: Layer, *, covered: bool
 ) -> list[Entry]:
-    """Take `amount` (< 0) from a non-negative account.
+    """Take `amount` (< 0) from an account without taking any shard below its floor (below
+    zero when `covered`, for an account that may otherwise go negative).
 
     First a random shard; if it cannot cover the amount, the shards that could a moment ago
     (an unlocked read, so money concentrated in a few shards costs one read rather than a
@@ -412,7 +424,7 @@ async def _debit_guarded(
     delta = _delta(layer, amount)
     first = random.randrange(account.shard_count)  # noqa: S311 - load spreading only
     if await repository.apply_delta(
-        session, account_id=account.id, shard=first, delta=delta, guarded=True
+        session, account_id=account.id, shard=first, delta=delta, guarded=True, covered=covered
     ):
         return [Entry(account.id, first, layer, amount)]
     available = await repository.available_by_shard(session, account_id=account.id)
@@ -420,7 +432,7 @@ async def _debit_guarded(
     random.shuffle(candidates)
     for shard in candidates:
         if await repository.apply_delta(
-            session, account_id=account.id, shard=shard, delta=delta, guarded=True
+            session, account_id=account.id, shard=shard, delta=delta, guarded=True, covered=covered
         ):
             return [Entry(account.id, shard, layer, amount)]
     if account.shard_count == 1:
@@ -440,6 +452,7 @@ async def _debit_guarded(
             shard=row.shard,
             delta=_delta(layer, -take),
             guarded=True,
+            covered=covered,
         )
         assert applied, "shard changed while locked"
         entries.append(Entry(account.id, row.shard, layer, -take))

@@ -12,6 +12,7 @@ from sqlalchemy import func, select
 from finplat.cards.models_funding import CardFunding
 from finplat.ledger.models import LedgerTransfer
 from finplat.ledger.verification import verify
+from finplat.reconciliation import service as reconciliation
 from tests.cards.funding.steps import (
     active_card,
     card_balance,
@@ -20,6 +21,7 @@ from tests.cards.funding.steps import (
     topup,
     unload,
 )
+from tests.cards.steps import control
 from tests.databases import backend
 from tests.isolated import isolated
 
@@ -68,3 +70,35 @@ async def test_parallel_unloads_never_overdraw_the_card() -> None:
         assert await master_available(env.client) == Decimal("1000")
         async with env.app.state.session_factory() as session:
             assert (await verify(session)).ok
+
+
+async def test_parallel_purchases_unloads_and_top_ups_keep_the_ledger_equal_to_the_provider() -> (
+    None
+):
+    async with isolated("cardconc", database_pool_size=40) as env:
+        api = env.client
+        card = await active_card(api, master=1000.0)
+        await set_fees(api, card, DeclineFee=1)
+        assert (await topup(api, card, 50)).status_code == 200
+        purchase = {
+            "url": f"/api/v2/sandbox/cards/{card['Id']}/authorizations",
+            "params": {"userId": card["UserId"]},
+            "json": {"Amount": 15, "Currency": "USD", "Merchant": "Race"},
+        }
+        operations = [control(api, card, "freeze"), control(api, card, "enable")]
+        for i in range(6):
+            operations += [
+                topup(api, card, 10, key=f"topup-{i}"),
+                unload(api, card, 12, key=f"unload-{i}"),
+                api.post(**purchase),  # type: ignore[arg-type]
+            ]
+        responses = await asyncio.gather(*operations)
+        assert all(r.status_code < 500 for r in responses), [
+            r.text for r in responses if r.status_code >= 500
+        ]
+        async with env.app.state.session_factory() as session:
+            assert (await verify(session)).ok
+        report = await reconciliation.reconcile(
+            env.app.state.session_factory, env.app.state.providers
+        )
+        assert (report.differences, report.errors) == ([], [])

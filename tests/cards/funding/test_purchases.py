@@ -12,6 +12,7 @@ from sqlalchemy import select
 
 from finplat.events.envelope import data_of
 from finplat.events.models import Event
+from finplat.reconciliation import service as reconciliation
 from tests.cards.funding.steps import (
     active_card,
     card_balance,
@@ -19,8 +20,10 @@ from tests.cards.funding.steps import (
     purchase,
     set_fees,
     topup,
+    unload,
 )
 from tests.cards.steps import card_detail, control
+from tests.onboarding import set_fault
 
 
 async def _event_types(app: FastAPI, card: dict[str, Any]) -> list[str]:
@@ -83,6 +86,22 @@ async def test_decline_fee_is_taken_from_a_card_that_can_pay_it(api: httpx.Async
     assert result["DeclineFeeStatus"] == "COLLECTED"
     assert result["CardStatus"] == "ACTIVE"
     assert await card_balance(api, card) == Decimal("7.5")
+
+
+async def test_a_purchase_the_provider_approved_is_recorded_while_an_unload_is_in_flight(
+    api: httpx.AsyncClient, app: FastAPI
+) -> None:
+    card = await _funded_card(api, 50)
+    # The unload is reserved in the ledger (10 left available) but not made at the provider.
+    await set_fault(api, "cardprov", "unload", "transient", count=3)
+    assert (await unload(api, card, 40, key="in-flight")).status_code == 503
+    assert (await purchase(api, card, 15))["Status"] == "SETTLED"
+    # The provider, holding 35, refuses the unload when it is retried; its reservation goes.
+    refused = await unload(api, card, 40, key="in-flight")
+    assert refused.status_code == 400, refused.text
+    assert await card_balance(api, card) == Decimal("35")
+    report = await reconciliation.reconcile(app.state.session_factory, app.state.providers)
+    assert (report.differences, report.errors) == ([], [])
 
 
 async def test_unpaid_decline_fee_blocks_the_card_until_a_top_up_pays_it(
