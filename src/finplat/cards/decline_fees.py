@@ -78,6 +78,7 @@ async def charge(
     locked = await funding.find_card(session, company_id=company_id, card_id=card_id, lock=True)
     account = await funding.card_account(session, locked)
     held = await ledger.balance(session, company_id=company_id, account_id=account.id)
+    # Refuse (503 or 409) before anything is written when the card cannot reach its provider.
     funding.program_of(providers, locked)
     funding.provider_card_id(locked)
     if held.available >= fee:

@@ -437,22 +437,28 @@ async def _still_pending(session: AsyncSession, row: CardFunding) -> bool:
 
 async def unblock(session: AsyncSession, providers: Providers, card: Card) -> Card:
     """The outstanding decline fee is paid: the provider unblocks the card."""
-    program = program_of(providers, card)
-    company_id, card_ref, card_id = card.company_id, provider_card_id(card), card.id
-    changed = await call_provider(
-        session,
-        providers.policy,
-        provider=card.provider,
-        operation="change_status",
-        call=lambda: program.change_status(
-            company_id=company_id, card_id=card_ref, action=CardAction.UNBLOCK
-        ),
-        idempotent=True,
-    )
+    company_id, card_id = card.company_id, card.id
+    changed = await change_at_provider(session, providers, card, CardAction.UNBLOCK)
     fresh = await find_card(session, company_id=company_id, card_id=card_id, lock=True)
     if fresh.status == CardStatus.SYSTEM_BLOCKED and fresh.outstanding_fee_minor == 0:
         fresh.status = changed.status.value
     return fresh
+
+
+async def change_at_provider(
+    session: AsyncSession, providers: Providers, card: Card, action: CardAction
+) -> ProviderCard:
+    """Change the card's status at its provider (idempotent there), no lock held across the
+    call; the local status is the caller's to write."""
+    program, ref, company_id = program_of(providers, card), provider_card_id(card), card.company_id
+    return await call_provider(
+        session,
+        providers.policy,
+        provider=card.provider,
+        operation="change_status",
+        call=lambda: program.change_status(company_id=company_id, card_id=ref, action=action),
+        idempotent=True,
+    )
 
 
 # ---------------------------------------------------------------------------------- unload

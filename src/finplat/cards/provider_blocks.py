@@ -28,7 +28,6 @@ from finplat.cards.status import CardStatus
 from finplat.db.tenancy import bind_company
 from finplat.db.unit_of_work import unit_of_work
 from finplat.errors import ApiError
-from finplat.providers.calls import call_provider
 from finplat.providers.cards.base import CardAction, ProviderCardStatus
 from finplat.providers.registry import Providers
 
@@ -39,19 +38,17 @@ BATCH = 50
 CANNOT_SPEND = frozenset({ProviderCardStatus.BLOCKED, ProviderCardStatus.CANCELLED})
 
 
-async def block(session: AsyncSession, providers: Providers, card: Card) -> bool:
+async def block(session: AsyncSession, providers: Providers, card: Card) -> None:
     """Block `card` (locally `SYSTEM_BLOCKED`, flagged, the caller's changes committed by the
     call) at its provider and clear the flag when the provider confirms while the card is
-    still blocked here. Returns whether the provider confirmed; a failure or a lost answer
-    leaves the flag for `confirm_pending`."""
+    still blocked here. A failure or a lost answer leaves the flag for `confirm_pending`."""
     company_id, card_id = card.company_id, card.id
     try:
-        await _change(session, providers, card, CardAction.BLOCK)
+        await funding.change_at_provider(session, providers, card, CardAction.BLOCK)
     except ApiError as exc:
         log.warning("card_block_deferred", card_id=card_id, code=exc.code)
-        return False
+        return
     await _settled(session, company_id, card_id, CardStatus.SYSTEM_BLOCKED)
-    return True
 
 
 async def confirm_pending(factory: async_sessionmaker[AsyncSession], providers: Providers) -> int:
@@ -79,13 +76,13 @@ async def _confirm(
         # A card the provider no longer knows cannot spend either.
         spendable = seen is not None and seen.status not in CANNOT_SPEND
         if local == CardStatus.SYSTEM_BLOCKED and spendable:
-            await _change(session, providers, card, CardAction.BLOCK)
+            await funding.change_at_provider(session, providers, card, CardAction.BLOCK)
         elif (
             local != CardStatus.SYSTEM_BLOCKED
             and seen is not None
             and seen.status == ProviderCardStatus.BLOCKED
         ):
-            await _change(session, providers, card, CardAction.UNBLOCK)
+            await funding.change_at_provider(session, providers, card, CardAction.UNBLOCK)
     return await _settled(session, company_id, card_id, local)
 
 
@@ -97,21 +94,3 @@ async def _settled(session: AsyncSession, company_id: int, card_id: int, status:
     fresh.provider_block_pending = False
     await session.flush()
     return True
-
-
-async def _change(
-    session: AsyncSession, providers: Providers, card: Card, action: CardAction
-) -> None:
-    program, ref, company_id = (
-        funding.program_of(providers, card),
-        funding.provider_card_id(card),
-        card.company_id,
-    )
-    await call_provider(
-        session,
-        providers.policy,
-        provider=card.provider,
-        operation="change_status",
-        call=lambda: program.change_status(company_id=company_id, card_id=ref, action=action),
-        idempotent=True,
-    )

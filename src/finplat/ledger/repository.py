@@ -194,10 +194,9 @@ async def apply_delta(
         "d_pending_debits": delta.pending_debits,
         "d_pending_credits": delta.pending_credits,
     }
-    if guarded:
-        params["d_available"] = delta.available
     statement = _ADD_DELTA
     if guarded:
+        params["d_available"] = delta.available
         statement = _ADD_DELTA_COVERED if covered else _ADD_DELTA_GUARDED
     connection = await _connection(session)
     result = await connection.execute(statement, params)
