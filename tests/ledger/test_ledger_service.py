@@ -10,6 +10,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.kit.clock import set_clock
+from finplat.ledger import repository
 from finplat.ledger import service as ledger
 from finplat.ledger.core import LedgerRuleError, Leg, TransferStatus
 from finplat.ledger.models import LedgerBalance, LedgerEntry, LedgerTransfer
@@ -406,3 +407,14 @@ async def test_failed_transfer_leaves_no_balance_change_even_when_caught(
         )
     assert await available(session, book, book.settlement) == before
     assert (await verify(session)).ok
+
+
+async def test_locked_shards_show_what_changed_since_they_were_last_loaded(
+    session: AsyncSession,
+) -> None:
+    book = await open_book(session)
+    earlier = await repository.lock_shards(session, account_id=book.master.id)
+    await fund(session, book, book.master, 700)
+    now = await repository.lock_shards(session, account_id=book.master.id)
+    assert sum(row.posted for row in now) == 700
+    assert earlier  # still referenced: the session's identity map holds these rows

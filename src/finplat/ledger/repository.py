@@ -212,12 +212,14 @@ async def available_by_shard(session: AsyncSession, *, account_id: int) -> dict[
 
 
 async def lock_shards(session: AsyncSession, *, account_id: int) -> list[LedgerBalance]:
-    """Lock every shard of an account in shard order (the global lock order)."""
+    """Lock every shard of an account in shard order (the global lock order) and read them as
+    they are now: balances change through Core statements, so shard objects the session loaded
+    earlier (sessions outlive their transactions here) would otherwise come back stale."""
     stmt = for_update(
         select(LedgerBalance)
         .where(LedgerBalance.account_id == account_id)
         .order_by(LedgerBalance.shard)
-    )
+    ).execution_options(populate_existing=True)
     return list((await session.execute(stmt)).scalars())
 
 
