@@ -67,7 +67,8 @@ async def charge(
     A card that can pay has the fee reserved and unloaded at the provider (`COLLECTED`). When
     the provider does not answer, the reservation stays and is settled by a later retry,
     cancellation or reconciliation with the provider's answer (`PENDING`): the decline itself
-    stands either way. A card that cannot pay is blocked with the fee owed (`OUTSTANDING`)."""
+    stands either way. A card that cannot pay, by the ledger or by the provider's refusal, is
+    blocked with the fee owed (`OUTSTANDING`)."""
     if card.provider != CARD_PROVIDER or card.status == CardStatus.CANCELLED:
         return NO_FEE
     schedule = await fees.schedule_for(session, company_id=card.company_id, tier_id=card.tier_id)
@@ -129,7 +130,16 @@ async def charge(
             )
         except ProviderUnavailable:
             return DeclineFee(fee, DeclineFeeStatus.PENDING)
-        return DeclineFee(fee, DeclineFeeStatus.COLLECTED)
+        except funding.InsufficientCardBalance:
+            # The provider holds less than the ledger shows (its reservation is void): the card
+            # cannot pay after all. The provider call ended the transaction: lock the card anew.
+            locked = await funding.find_card(
+                session, company_id=company_id, card_id=card_id, lock=True
+            )
+            if locked.status == CardStatus.CANCELLED:
+                return NO_FEE  # cancelled meanwhile: nothing more is owed
+        else:
+            return DeclineFee(fee, DeclineFeeStatus.COLLECTED)
     locked.outstanding_fee_minor += fee
     locked.status = CardStatus.SYSTEM_BLOCKED
     # Durable before the provider is asked: a lost or failed block is repeated by the job.

@@ -49,7 +49,13 @@ from finplat.ledger.core import Leg
 from finplat.ledger.models import LedgerAccount
 from finplat.ledger.service import CompanyAccount
 from finplat.providers.calls import call_provider
-from finplat.providers.cards.base import CardAction, CardMovement, CardProgram, ProviderCard
+from finplat.providers.cards.base import (
+    CardAction,
+    CardFundsShort,
+    CardMovement,
+    CardProgram,
+    ProviderCard,
+)
 from finplat.providers.errors import ProviderRejected
 from finplat.providers.registry import Providers, configured
 
@@ -395,9 +401,23 @@ async def _move(
             row.status = FundingStatus.FAILED.value
             if on_refusal is not None:
                 await on_refusal()
-        error = {"status": refusal.status, "code": refusal.code, "message": refusal.message}
+        answer = _as_answer(refusal)
+        error = {"status": answer.status, "code": answer.code, "message": answer.message}
         await idempotency.checkpoint(session, claim, REJECTED, error=error)
-        raise
+        if answer is refusal:
+            raise
+        raise answer from refusal
+
+
+def _as_answer(refusal: ProviderRejected) -> ApiError:
+    """What the partner is told of a provider's refusal: a card the provider holds too little
+    for is the same 409 as one the ledger holds too little for."""
+    if isinstance(refusal, CardFundsShort):
+        return InsufficientCardBalance(
+            "The card provider holds less for the card than that; a purchase may not have "
+            "reached the platform yet."
+        )
+    return refusal
 
 
 async def complete_movement(
@@ -583,7 +603,7 @@ async def settle_pending(
                 card_id=card_id,
                 money=Money(amount_minor, currency),
             )
-        except (ProviderRejected, FundingFailed):
+        except (ProviderRejected, FundingFailed, InsufficientCardBalance):
             continue  # refused: the reservation is released, the funding FAILED
 
 

@@ -6,7 +6,11 @@ from decimal import Decimal
 from typing import Any
 
 import httpx
+from fastapi import FastAPI
+from sqlalchemy import select, update
 
+from finplat.cards.models import Card
+from finplat.providers.cards.models import SandboxCardprovCard
 from tests.cards.steps import approved_card_user, ordered_card
 
 
@@ -90,3 +94,17 @@ async def purchase(
     )
     assert response.status_code == 200, response.text
     return dict(response.json())
+
+
+async def spent_unseen(app: FastAPI, card: dict[str, Any], minor: int) -> None:
+    """The card provider takes money off the card without the platform hearing of it yet (a
+    purchase whose notice is still on its way): the provider then holds less than the ledger."""
+    async with app.state.session_factory() as session, session.begin():
+        reference = (
+            await session.execute(select(Card.provider_card_id).where(Card.id == card["Id"]))
+        ).scalar_one()
+        await session.execute(
+            update(SandboxCardprovCard)
+            .where(SandboxCardprovCard.card_id == reference)
+            .values(balance_minor=SandboxCardprovCard.balance_minor - minor)
+        )

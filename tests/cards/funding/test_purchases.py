@@ -19,6 +19,7 @@ from tests.cards.funding.steps import (
     master_available,
     purchase,
     set_fees,
+    spent_unseen,
     topup,
     unload,
 )
@@ -98,7 +99,8 @@ async def test_a_purchase_the_provider_approved_is_recorded_while_an_unload_is_i
     assert (await purchase(api, card, 15))["Status"] == "SETTLED"
     # The provider, holding 35, refuses the unload when it is retried; its reservation goes.
     refused = await unload(api, card, 40, key="in-flight")
-    assert refused.status_code == 400, refused.text
+    assert refused.status_code == 409, refused.text
+    assert refused.json()["Code"] == "INSUFFICIENT_CARD_BALANCE"
     assert await card_balance(api, card) == Decimal("35")
     report = await reconciliation.reconcile(app.state.session_factory, app.state.providers)
     assert (report.differences, report.errors) == ([], [])
@@ -127,6 +129,19 @@ async def test_unpaid_decline_fee_blocks_the_card_until_a_top_up_pays_it(
     assert enabled.status_code == 200, enabled.text
     assert enabled.json()["Status"] == "ACTIVE"
     assert (await purchase(api, card, 1))["Status"] == "SETTLED"
+
+
+async def test_decline_fee_the_provider_cannot_collect_blocks_the_card(
+    api: httpx.AsyncClient, app: FastAPI
+) -> None:
+    card = await _funded_card(api, 10)
+    await set_fees(api, card, DeclineFee=6)
+    await spent_unseen(app, card, 800)  # the ledger shows 10, the provider holds 2
+    declined = await purchase(api, card, 50)
+    assert declined["Status"] == "DECLINED"
+    assert declined["DeclineFeeStatus"] == "OUTSTANDING"
+    assert declined["CardStatus"] == "SYSTEM_BLOCKED"
+    assert await card_balance(api, card) == Decimal("10")
 
 
 async def test_low_balance_auto_top_up_runs_after_a_clearing(api: httpx.AsyncClient) -> None:

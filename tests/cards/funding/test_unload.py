@@ -5,12 +5,14 @@ from __future__ import annotations
 from decimal import Decimal
 
 import httpx
+from fastapi import FastAPI
 
 from tests.cards.funding.steps import (
     active_card,
     card_balance,
     master_available,
     set_fees,
+    spent_unseen,
     topup,
     unload,
 )
@@ -58,6 +60,33 @@ async def test_unloading_more_than_the_card_holds_is_refused(api: httpx.AsyncCli
     assert response.json()["Code"] == "INSUFFICIENT_CARD_BALANCE"
     assert await card_balance(api, card) == Decimal("30")
     assert await master_available(api) == Decimal("970")
+
+
+async def test_unloading_more_than_the_provider_holds_is_insufficient_card_balance(
+    api: httpx.AsyncClient, app: FastAPI
+) -> None:
+    card = await active_card(api, master=1000.0)
+    await set_fees(api, card)
+    assert (await topup(api, card, 50)).status_code == 200
+    await spent_unseen(app, card, 2000)
+    refused = await unload(api, card, 40, key="short-at-provider")
+    assert refused.status_code == 409, refused.text
+    assert refused.json()["Code"] == "INSUFFICIENT_CARD_BALANCE"
+    assert await card_balance(api, card) == Decimal("50")
+    assert await master_available(api) == Decimal("950")
+
+
+async def test_a_refusal_by_the_provider_is_replayed_for_the_same_key(
+    api: httpx.AsyncClient, app: FastAPI
+) -> None:
+    card = await active_card(api, master=1000.0)
+    await set_fees(api, card)
+    assert (await topup(api, card, 50)).status_code == 200
+    await spent_unseen(app, card, 2000)
+    first = await unload(api, card, 40, key="short-twice")
+    again = await unload(api, card, 40, key="short-twice")
+    assert first.status_code == again.status_code == 409
+    assert again.json() == first.json()
 
 
 async def test_unload_of_the_whole_balance_leaves_zero(api: httpx.AsyncClient) -> None:

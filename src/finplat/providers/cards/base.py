@@ -24,8 +24,21 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Protocol, runtime_checkable
 
+from finplat.providers.errors import ProviderRejected
+
 CARD_STATUS_CHANGED = "card.status_changed"
 CARD_TRANSACTION = "card.transaction"
+
+
+class CardFundsShort(ProviderRejected):
+    """The provider holds less for the card than an unload asks for. Every adapter raises this
+    one refusal, so the platform can tell the partner the card is short rather than that a
+    provider refused (the provider can hold less than the ledger shows while a purchase it
+    approved has not reached the platform yet)."""
+
+    status = 400
+    code = "PROVIDER_INSUFFICIENT_FUNDS"
+    message = "The card's balance does not cover the amount."
 
 
 class ProviderCardStatus(StrEnum):

@@ -36,6 +36,7 @@ from finplat.providers.cards.base import (
     CARD_STATUS_CHANGED,
     CARD_TRANSACTION,
     CardAction,
+    CardFundsShort,
     CardMovement,
     DeliveryAddress,
     ProviderCard,
@@ -98,12 +99,6 @@ class CardStateRefused(ProviderRejected):
     status = 409
     code = "PROVIDER_CARD_STATE"
     message = "The card provider refused the operation in the card's current status."
-
-
-class CardFundsShort(ProviderRejected):
-    status = 400
-    code = "PROVIDER_INSUFFICIENT_FUNDS"
-    message = "The card's balance does not cover the amount."
 
 
 class InvalidWidgetToken(Exception):
