@@ -139,3 +139,25 @@ async def test_two_workers_at_once_deliver_each_event_once() -> None:
             assert len(set(ids)) == 30
     finally:
         await receiver.stop()
+
+
+async def test_parallel_settings_of_one_fault_leave_one_fault_armed() -> None:
+    async with isolated("conc", database_pool_size=30, run_background_jobs=False) as env:
+        responses = await asyncio.gather(
+            *(
+                env.client.put(
+                    "/api/v2/sandbox/faults",
+                    json={
+                        "Provider": "cardprov",
+                        "Operation": "load",
+                        "Mode": "error",
+                        "Count": count,
+                    },
+                )
+                for count in range(1, 17)
+            )
+        )
+        assert [r.status_code for r in responses] == [200] * 16, [r.text for r in responses]
+        armed = (await env.client.get("/api/v2/sandbox/faults")).json()["Faults"]
+        assert len(armed) == 1
+        assert armed[0]["Remaining"] in range(1, 17)

@@ -78,6 +78,13 @@ async def test_fault_is_used_up_after_count_calls(api: httpx.AsyncClient) -> Non
     assert (await kyc_url(api, user["Id"])).status_code == 200
 
 
+async def test_setting_a_fault_again_replaces_it(api: httpx.AsyncClient) -> None:
+    await set_fault(api, "cardprov", "load", "error", count=3)
+    await set_fault(api, "cardprov", "load", "timeout", count=2)
+    listed = (await api.get("/api/v2/sandbox/faults")).json()["Faults"]
+    assert [(f["Mode"], f["Remaining"]) for f in listed] == [("timeout", 2)]
+
+
 async def test_faults_are_listed_and_cleared(api: httpx.AsyncClient) -> None:
     await set_fault(api, "identity", "create_applicant", "error", count=3)
     await set_fault(api, "cardprov", "create_account", "timeout")

@@ -16,6 +16,17 @@ def insert_ignoring_conflicts(session: AsyncSession, table: Table | Any) -> Any:
     return sqlite.insert(table).on_conflict_do_nothing()
 
 
+def upsert(
+    session: AsyncSession, table: Table | Any, *, keys: list[str], values: dict[str, Any]
+) -> Any:
+    """`INSERT ... ON CONFLICT (keys) DO UPDATE` setting every other value: one statement, so
+    parallel writers of the same key cannot both insert."""
+    dialect = postgresql if session.get_bind().dialect.name == "postgresql" else sqlite
+    stmt = dialect.insert(table).values(**values)
+    changed = {name: value for name, value in values.items() if name not in keys}
+    return stmt.on_conflict_do_update(index_elements=keys, set_=changed)
+
+
 def for_update(stmt: Select[Any], *, skip_locked: bool = False) -> Select[Any]:
     """Row locks on PostgreSQL. SQLite needs none: `BEGIN IMMEDIATE` already makes each
     transaction the only writer."""

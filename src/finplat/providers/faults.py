@@ -26,6 +26,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm import Mapped, mapped_column
 
 from finplat.db.base import Base, BigIntId
+from finplat.db.dialect import upsert
 from finplat.db.unit_of_work import unit_of_work
 from finplat.kit.clock import utcnow
 
@@ -67,25 +68,26 @@ async def set_fault(
     count: int,
     http_status: int | None = None,
 ) -> SandboxFault:
-    """Replace any fault on the same operation with this one."""
-    await session.execute(
-        delete(SandboxFault).where(
-            SandboxFault.company_id == company_id,
-            SandboxFault.provider == provider,
-            SandboxFault.operation == operation,
+    """Replace any fault on the same operation with this one (parallel requests included)."""
+    stmt = upsert(
+        session,
+        SandboxFault,
+        keys=["company_id", "provider", "operation"],
+        values={
+            "company_id": company_id,
+            "provider": provider,
+            "operation": operation,
+            "mode": mode.value,
+            "remaining": count,
+            "http_status": http_status,
+            "created_at": utcnow(),
+        },
+    )
+    fault: SandboxFault = (
+        await session.execute(
+            stmt.returning(SandboxFault), execution_options={"populate_existing": True}
         )
-    )
-    fault = SandboxFault(
-        company_id=company_id,
-        provider=provider,
-        operation=operation,
-        mode=mode.value,
-        remaining=count,
-        http_status=http_status,
-        created_at=utcnow(),
-    )
-    session.add(fault)
-    await session.flush()
+    ).scalar_one()
     return fault
 
 
