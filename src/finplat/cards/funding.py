@@ -18,18 +18,20 @@ answer for the same key settles it. A retry with the request's key does so; so d
 `settle_pending` (run before a card is cancelled, and for fundings made without a key or by the
 platform itself: automatic top-ups, decline fees), which resumes the movement under its stored
 provider key. A refusal found that way leaves the funding `FAILED`, and a later retry of the
-request that made it answers 409 `CARD_FUNDING_FAILED`.
+request that made it answers 409 `CARD_FUNDING_FAILED`. Only one caller at a time asks the
+provider for a funding (a lease on it): a recorded refusal is never followed by another call
+under the same key, which the provider could accept.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from decimal import Decimal
 from enum import StrEnum
 
-from sqlalchemy import func, select
+from sqlalchemy import func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.cards.errors import CardCancelled, CardNotFound, MasterAccountShort
@@ -48,7 +50,7 @@ from finplat.ledger import service as ledger
 from finplat.ledger.core import Leg
 from finplat.ledger.models import LedgerAccount
 from finplat.ledger.service import CompanyAccount
-from finplat.providers.calls import call_provider
+from finplat.providers.calls import CallPolicy, call_provider
 from finplat.providers.cards.base import (
     CardAction,
     CardFundsShort,
@@ -56,7 +58,7 @@ from finplat.providers.cards.base import (
     CardProgram,
     ProviderCard,
 )
-from finplat.providers.errors import ProviderRejected
+from finplat.providers.errors import ProviderRejected, ProviderUnavailable
 from finplat.providers.registry import Providers, configured
 
 MIN_TOPUP = Decimal("5.00")
@@ -108,6 +110,17 @@ class FundingFailed(Conflict):
 
     code = "CARD_FUNDING_FAILED"
     message = "The provider refused this card movement; its reservation was released."
+
+
+class FundingInProgress(ApiError):
+    """Another caller is asking the provider for this movement right now."""
+
+    status = 503
+    code = "CARD_FUNDING_IN_PROGRESS"
+    message = "The card provider is being asked for this movement; retry shortly."
+
+    def __init__(self) -> None:
+        super().__init__(headers={"Retry-After": "1"})
 
 
 @dataclass(frozen=True)
@@ -371,10 +384,17 @@ async def _move(
     load: bool,
     amount_minor: int,
     on_refusal: Callable[[], Awaitable[None]] | None = None,
-) -> CardMovement:
-    """The provider call (no lock held); a refusal voids the reservation and is final."""
+) -> CardMovement | None:
+    """The provider call (no lock held); a refusal voids the reservation and is final.
+
+    One caller at a time (`_take_provider_call`): None when another has completed the
+    movement meanwhile; `FundingFailed` when another found it refused; `FundingInProgress`
+    (503) while another is still asking."""
     company_id, card_id = card.company_id, card.id
     card_ref, key = provider_card_id(card), row.provider_key
+    if not await _take_provider_call(session, providers.policy, row):
+        await _decided_elsewhere(session, row)
+        return None  # completed by the other caller
     try:
         return await call_provider(
             session,
@@ -407,6 +427,50 @@ async def _move(
         if answer is refusal:
             raise
         raise answer from refusal
+    except ProviderUnavailable:
+        # The outcome is unknown and the movement stays pending: a retry may ask at once.
+        await _end_provider_call(session, row)
+        raise
+
+
+async def _take_provider_call(session: AsyncSession, policy: CallPolicy, row: CardFunding) -> bool:
+    """Lease the provider call of a pending funding, committed by the call that follows.
+
+    Without it, a settlement (a cancellation's, reconciliation's) could ask the provider
+    under the same key just after the request that made the funding was refused and before
+    it recorded the refusal; a provider that accepted the second call (money having arrived
+    meanwhile) would move money the ledger has released. The lease outlasts the longest
+    call twice over, so a caller that dies mid-call holds it no longer than that."""
+    now = utcnow()
+    taken = await session.execute(
+        update(CardFunding)
+        .where(
+            CardFunding.company_id == row.company_id,
+            CardFunding.id == row.id,
+            CardFunding.status == FundingStatus.PENDING.value,
+            or_(CardFunding.provider_call_until.is_(None), CardFunding.provider_call_until <= now),
+        )
+        .values(provider_call_until=now + timedelta(seconds=2 * policy.longest_call_seconds))
+        .execution_options(synchronize_session=False)
+    )
+    return bool(getattr(taken, "rowcount", 0))
+
+
+async def _end_provider_call(session: AsyncSession, row: CardFunding) -> None:
+    await session.execute(
+        update(CardFunding)
+        .where(CardFunding.company_id == row.company_id, CardFunding.id == row.id)
+        .values(provider_call_until=None)
+        .execution_options(synchronize_session=False)
+    )
+    await session.commit()
+
+
+async def _decided_elsewhere(session: AsyncSession, row: CardFunding) -> None:
+    if await _still_pending(session, row):
+        raise FundingInProgress()
+    if row.status == FundingStatus.FAILED:
+        raise FundingFailed()
 
 
 def _as_answer(refusal: ProviderRejected) -> ApiError:
@@ -605,6 +669,8 @@ async def settle_pending(
             )
         except (ProviderRejected, FundingFailed, InsufficientCardBalance):
             continue  # refused: the reservation is released, the funding FAILED
+        except FundingInProgress:
+            continue  # its own request is asking the provider; it settles it
 
 
 async def cards_with_pending(session: AsyncSession, *, company_id: int) -> list[int]:

@@ -52,6 +52,10 @@ class CardFunding(CompanyOwned, Timestamped, Base):
         String(16), default=None
     )  # auto top-up rule | CANCELLATION
     completed_at: Mapped[datetime | None] = mapped_column(default=None)
+    # While set and in the future, one caller is asking the provider to make this movement and
+    # no other may (`funding._move`): a refusal it records must never be followed by another
+    # call under the same provider key, which the provider could accept.
+    provider_call_until: Mapped[datetime | None] = mapped_column(default=None)
 
 
 class CardAutoTopup(CompanyOwned, Timestamped, Base):

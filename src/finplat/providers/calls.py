@@ -38,6 +38,14 @@ class CallPolicy:
     retries: int = 2
     backoff_seconds: float = 0.05
 
+    @property
+    def longest_call_seconds(self) -> float:
+        """The longest one `call_provider` can take: every attempt cut at the timeout, with
+        the backoffs between them."""
+        attempts = 1 + self.retries
+        backoffs = sum(self.backoff_seconds * 2.0**i for i in range(self.retries))
+        return float(attempts * self.timeout_seconds + backoffs)
+
     @classmethod
     def from_settings(cls, settings: Settings) -> CallPolicy:
         return cls(

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from decimal import Decimal
 from typing import Any
 
 import httpx
 from fastapi import FastAPI
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 from finplat.cards import funding
 from finplat.cards.models import Card
 from finplat.cards.models_funding import CardFunding
 from finplat.cards.status import CardStatus
+from finplat.kit.clock import utcnow
 from finplat.kit.money import from_minor
 from finplat.ledger import service as ledger
 from finplat.ledger.service import CompanyAccount
@@ -101,3 +103,20 @@ async def cards_with_pending(app: FastAPI, card: dict[str, Any]) -> list[int]:
     company_id = await company_of(app, card)
     async with app.state.session_factory() as session:
         return await funding.cards_with_pending(session, company_id=company_id)
+
+
+async def another_caller_asks_the_provider(
+    app: FastAPI, card: dict[str, Any], *, seconds: float = 60
+) -> None:
+    """Lease the provider call of the card's pending fundings, as a parallel request or
+    settlement in the middle of its provider call holds it (negative `seconds`: a lease that
+    lapsed, its holder gone)."""
+    async with app.state.session_factory() as session, session.begin():
+        await session.execute(
+            update(CardFunding)
+            .where(
+                CardFunding.card_id == card["Id"],
+                CardFunding.status == funding.FundingStatus.PENDING.value,
+            )
+            .values(provider_call_until=utcnow() + timedelta(seconds=seconds))
+        )

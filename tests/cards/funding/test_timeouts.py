@@ -14,6 +14,7 @@ from fastapi import FastAPI
 from finplat.cards.funding import FundingStatus
 from finplat.providers.errors import ProviderTimeout
 from tests.cards.funding.outcome_steps import (
+    another_caller_asks_the_provider,
     cancel,
     cards_with_pending,
     clear_faults,
@@ -137,6 +138,51 @@ async def test_unload_retried_with_its_key_after_a_timeout_unloads_once(
     assert await card_balance(api, card) == Decimal("60")
     assert (await master(api))["Available"] == Decimal("940")
     assert await provider_movements(api, card) == [Decimal("-40"), Decimal("100")]
+
+
+# ----------------------------------------------------- one caller at a time at the provider
+
+
+async def _unload_left_pending(api: httpx.AsyncClient, key: str) -> dict[str, Any]:
+    """A card holding 100 USD with an unload of 40 reserved, its outcome unknown."""
+    card = await _funded_card(api)
+    await set_fault(api, "cardprov", "unload", "transient", count=1 + RETRIES)
+    assert (await unload(api, card, 40, key=key)).status_code == 503
+    return card
+
+
+async def test_a_retry_while_another_caller_asks_the_provider_is_503_in_progress(
+    api: httpx.AsyncClient, app: FastAPI
+) -> None:
+    card = await _unload_left_pending(api, "unload-busy")
+    await another_caller_asks_the_provider(app, card)
+    retried = await unload(api, card, 40, key="unload-busy")
+    assert retried.status_code == 503, retried.text
+    assert retried.json()["Code"] == "CARD_FUNDING_IN_PROGRESS"
+    assert retried.headers["Retry-After"] == "1"
+    assert [r.status for r in await fundings(app, card)][-1] == FundingStatus.PENDING
+    assert await provider_movements(api, card) == [Decimal("100")]
+
+
+async def test_settling_leaves_a_funding_another_caller_is_asking_the_provider_for(
+    api: httpx.AsyncClient, app: FastAPI
+) -> None:
+    card = await _unload_left_pending(api, "unload-settle-busy")
+    await another_caller_asks_the_provider(app, card)
+    await settle_pending(app, card)
+    assert [r.status for r in await fundings(app, card)][-1] == FundingStatus.PENDING
+    assert await provider_movements(api, card) == [Decimal("100")]
+
+
+async def test_a_lapsed_provider_call_lease_lets_the_retry_settle_the_funding(
+    api: httpx.AsyncClient, app: FastAPI
+) -> None:
+    card = await _unload_left_pending(api, "unload-lapsed")
+    await another_caller_asks_the_provider(app, card, seconds=-1)
+    done = await unload(api, card, 40, key="unload-lapsed")
+    assert done.status_code == 200, done.text
+    assert await provider_movements(api, card) == [Decimal("-40"), Decimal("100")]
+    assert await card_balance(api, card) == Decimal("60")
 
 
 # ----------------------------------------------------------- fundings no request will retry
