@@ -60,6 +60,24 @@ async def test_cancellation_after_an_unload_timeout_resumes_the_same_unload(
     assert await master_available(api) == Decimal("1000")
 
 
+async def test_cancellation_retried_after_the_provider_cancelled_unanswered_completes(
+    api: httpx.AsyncClient, app: FastAPI
+) -> None:
+    card = await active_card(api, master=1000.0)
+    await set_fees(api, card)
+    assert (await topup(api, card, 100)).status_code == 200
+    # The provider cancels the card, but its answer never arrives.
+    await set_fault(api, "cardprov", "change_status", "timeout")
+    timed_out = await _cancel(api, card)
+    assert timed_out.status_code == 503, timed_out.text
+    assert (await card_detail(api, card))["Status"] == "ACTIVE"
+    response = await _cancel(api, card)
+    assert response.status_code == 200, response.text
+    assert response.json()["Status"] == "CANCELLED"
+    assert await master_available(api) == Decimal("1000")
+    assert (await _deleted_event(app, card))["newStatus"] == "CANCELLED"
+
+
 # ----------------------------------------------------------------- unpaid decline fees
 
 

@@ -308,7 +308,11 @@ class SandboxCardProgram:
     ) -> ProviderCard:
         mode = await self.sim.enter(company_id, "change_status")
         async with unit_of_work(self.factory) as session:
-            row = await self._row(session, company_id, card_id)
+            # Cancelling again answers CANCELLED: a caller whose first answer was lost must
+            # be able to learn that the card is cancelled.
+            row = await self._row(
+                session, company_id, card_id, exposed=action is not CardAction.CANCEL
+            )
             allowed, target = TRANSITIONS[action]
             if row.status not in allowed:
                 raise CardStateRefused(
