@@ -8,6 +8,7 @@ in its response.
 from __future__ import annotations
 
 import asyncio
+from datetime import timedelta
 
 import structlog
 from sqlalchemy import select, update
@@ -22,13 +23,34 @@ from finplat.providers.names import ExternalProvider
 
 log = structlog.get_logger("finplat.providers.sandbox")
 BATCH = 50
+ROUNDS = 20
+RETRY_CAP = timedelta(hours=1)
 
 
 async def deliver_due(
     factory: async_sessionmaker[AsyncSession], *, secret: str, company_id: int | None = None
 ) -> int:
-    """Send every due, unsent callback (of one company, or all); returns how many were
-    processed. A callback whose processing fails stays queued for the next round."""
+    """Send every due, unsent callback (of one company, or all), batch after batch, so a
+    backlog never hides a new callback behind it (at most `ROUNDS` batches a call); returns how
+    many were applied. A callback whose processing fails is tried again after a growing delay,
+    so it cannot hold up the ones queued behind it."""
+    applied = 0
+    for _ in range(ROUNDS):
+        selected, sent = await _deliver_batch(factory, secret=secret, company_id=company_id)
+        applied += sent
+        if selected < BATCH:
+            break
+    return applied
+
+
+def retry_delay(attempts: int) -> timedelta:
+    """1 s after the first failure, doubling up to an hour."""
+    return min(timedelta(seconds=2 ** min(attempts - 1, 12)), RETRY_CAP)
+
+
+async def _deliver_batch(
+    factory: async_sessionmaker[AsyncSession], *, secret: str, company_id: int | None
+) -> tuple[int, int]:
     async with unit_of_work(factory) as session:
         stmt = (
             select(SandboxCallback)
@@ -67,7 +89,10 @@ async def deliver_due(
                 await session.execute(
                     update(SandboxCallback)
                     .where(SandboxCallback.id == callback.id)
-                    .values(attempts=SandboxCallback.attempts + 1)
+                    .values(
+                        attempts=SandboxCallback.attempts + 1,
+                        due_at=utcnow() + retry_delay(callback.attempts + 1),
+                    )
                 )
             continue
         async with unit_of_work(factory) as session:
@@ -77,7 +102,7 @@ async def deliver_due(
                 .values(sent_at=utcnow(), attempts=SandboxCallback.attempts + 1)
             )
         sent += 1
-    return sent
+    return len(due), sent
 
 
 async def run_forever(

@@ -6,7 +6,7 @@ from __future__ import annotations
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from finplat.banking import accounts
-from finplat.errors import Conflict
+from finplat.errors import ApiError, Conflict
 from finplat.kit.money import Money
 from finplat.providers import sandbox_delivery
 from finplat.providers.banking.base import SandboxBudgetSimulation
@@ -15,6 +15,20 @@ from finplat.providers.names import BankProvider
 from finplat.providers.registry import Providers, configured
 from finplat.transactions import service as transactions
 from finplat.transactions.models import Transaction
+
+
+class CreditNotYetApplied(ApiError):
+    """The provider credited the budget; its notification is still queued (it failed to
+    apply, or another worker holds it) and the background delivery will apply it."""
+
+    status = 503
+    code = "PROVIDER_CALLBACK_PENDING"
+    message = (
+        "The sandbox provider credited the budget, but the platform has not applied its "
+        "notification yet; it will shortly. Do not repeat the credit: list the budget's "
+        "transactions to see it."
+    )
+
 
 # Which scheme carries which currency.
 SCHEME_CURRENCIES: dict[str, tuple[str, ...]] = {
@@ -74,5 +88,6 @@ async def credit_budget(
         provider=BankProvider.BANKPROV.value,
         reference=received.payment_id,
     )
-    assert recorded is not None, "the payment.received callback was not applied"
+    if recorded is None:
+        raise CreditNotYetApplied()
     return recorded
