@@ -86,7 +86,7 @@ async def test_another_users_destination_budget_is_a_cross_account_transfer(
     other = await banking_user(api)
     other_budget = (await create_budget(api, other))["BudgetId"]
     response = await transfer(api, user, main["BudgetId"], 5, DestinationBudgetId=other_budget)
-    assert response.status_code == 400
+    assert response.status_code == 403
     assert response.json()["Code"] == "CROSS_ACCOUNT_TRANSFER_NOT_ALLOWED"
     assert await available(api, user["Id"], main["BudgetId"], "EUR") == Decimal("1000.00")
 
@@ -101,7 +101,7 @@ async def test_another_users_account_is_a_cross_account_transfer(api: httpx.Asyn
         5,
         DestinationBudgetId=savings["BudgetId"],
     )
-    assert response.status_code == 400
+    assert response.status_code == 403
     assert response.json()["Code"] == "CROSS_ACCOUNT_TRANSFER_NOT_ALLOWED"
 
 
@@ -113,7 +113,7 @@ async def test_another_users_source_budget_is_a_cross_account_transfer(
     response = await transfer(
         api, user, other_main["BudgetId"], 5, DestinationBudgetId=savings["BudgetId"]
     )
-    assert response.status_code == 400
+    assert response.status_code == 403
     assert response.json()["Code"] == "CROSS_ACCOUNT_TRANSFER_NOT_ALLOWED"
     assert await available(api, other["Id"], other_main["BudgetId"], "EUR") == Decimal("1000.00")
 

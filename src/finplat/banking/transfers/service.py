@@ -5,7 +5,7 @@ Rules (spec: Errors, Limits, Idempotency; issue 6 item 5):
 * The caller names the target user (`userId`); `AccountId`, the source budget and the
   destination budget must all belong to that user's banking-provider account. An id the
   company does not know is 404; one that exists in the company but belongs to another user or
-  account is 400 `CROSS_ACCOUNT_TRANSFER_NOT_ALLOWED`.
+  account is 403 `CROSS_ACCOUNT_TRANSFER_NOT_ALLOWED`.
 * An amount with more decimals than its currency allows (2; 6 for USDC and USDT) is 400
   `INVALID_TRANSFER_REQUEST`, never rounded.
 * Money: reserve source → destination in the ledger, record a PENDING transaction and commit,
@@ -72,8 +72,9 @@ class InvalidTransferRequest(ApiError):
 
 
 class CrossAccountTransfer(ApiError):
-    # 400 as the spec prescribes; the schema cannot state who owns an identifier.
-    status = 400
+    # The spec names the code, not the status. 403, not 400: the request is well formed and
+    # every id is the company's; moving money between these accounts is what is refused.
+    status = 403
     code = "CROSS_ACCOUNT_TRANSFER_NOT_ALLOWED"
     message = (
         "AccountId, the source budget and the destination budget must all belong to the "
