@@ -390,47 +390,76 @@ async def _move(
     One caller at a time (`_take_provider_call`): None when another has completed the
     movement meanwhile; `FundingFailed` when another found it refused; `FundingInProgress`
     (503) while another is still asking."""
-    company_id, card_id = card.company_id, card.id
+    company_id = card.company_id
     card_ref, key = provider_card_id(card), row.provider_key
     if not await _take_provider_call(session, providers.policy, row):
         await _decided_elsewhere(session, row)
         return None  # completed by the other caller
     try:
-        return await call_provider(
-            session,
-            providers.policy,
-            provider=card.provider,
-            operation="load" if load else "unload",
-            call=lambda: (program.load if load else program.unload)(
-                company_id=company_id,
-                card_id=card_ref,
-                idempotency_key=key,
-                amount_minor=amount_minor,
-            ),
-            idempotent=True,
-        )
-    except ProviderRejected as refusal:
-        assert row.ledger_pending_id is not None
-        # The card row before the ledger accounts (see `complete_movement`); a parallel
-        # resumption may have settled the movement meanwhile: void only what is still pending.
-        await find_card(session, company_id=company_id, card_id=card_id, lock=True)
-        if await _still_pending(session, row):
-            await ledger.void_pending(
-                session, company_id=company_id, pending_id=row.ledger_pending_id
+        try:
+            return await call_provider(
+                session,
+                providers.policy,
+                provider=card.provider,
+                operation="load" if load else "unload",
+                call=lambda: (program.load if load else program.unload)(
+                    company_id=company_id,
+                    card_id=card_ref,
+                    idempotency_key=key,
+                    amount_minor=amount_minor,
+                ),
+                idempotent=True,
             )
-            row.status = FundingStatus.FAILED.value
-            if on_refusal is not None:
-                await on_refusal()
-        answer = _as_answer(refusal)
-        error = {"status": answer.status, "code": answer.code, "message": answer.message}
-        await idempotency.checkpoint(session, claim, REJECTED, error=error)
-        if answer is refusal:
-            raise
-        raise answer from refusal
+        except ProviderRejected as refusal:
+            made = await _made_earlier(session, providers, program, card, key)
+            if made is not None:
+                return made
+            await _refused(session, row, on_refusal)
+            answer = _as_answer(refusal)
+            error = {"status": answer.status, "code": answer.code, "message": answer.message}
+            await idempotency.checkpoint(session, claim, REJECTED, error=error)
+            if answer is refusal:
+                raise
+            raise answer from refusal
     except ProviderUnavailable:
         # The outcome is unknown and the movement stays pending: a retry may ask at once.
         await _end_provider_call(session, row)
         raise
+
+
+async def _made_earlier(
+    session: AsyncSession, providers: Providers, program: CardProgram, card: Card, key: str
+) -> CardMovement | None:
+    """The movement the provider made under `key` on an earlier call (whose answer was lost),
+    if any. A refusal is final only when there is none: a provider may check the card before
+    its idempotency keys and refuse a repeat (the card frozen, or short, since) of a movement
+    it made, and voiding that reservation would leave the ledger apart from the provider."""
+    company_id = card.company_id
+    return await call_provider(
+        session,
+        providers.policy,
+        provider=card.provider,
+        operation="movement_by_key",
+        call=lambda: program.movement_by_key(company_id=company_id, idempotency_key=key),
+        idempotent=True,
+    )
+
+
+async def _refused(
+    session: AsyncSession, row: CardFunding, on_refusal: Callable[[], Awaitable[None]] | None
+) -> None:
+    """Void the reservation of a movement the provider refused (and did not make)."""
+    assert row.ledger_pending_id is not None
+    # The card row before the ledger accounts (see `complete_movement`); a parallel
+    # resumption may have settled the movement meanwhile: void only what is still pending.
+    await find_card(session, company_id=row.company_id, card_id=row.card_id, lock=True)
+    if await _still_pending(session, row):
+        await ledger.void_pending(
+            session, company_id=row.company_id, pending_id=row.ledger_pending_id
+        )
+        row.status = FundingStatus.FAILED.value
+        if on_refusal is not None:
+            await on_refusal()
 
 
 async def _take_provider_call(session: AsyncSession, policy: CallPolicy, row: CardFunding) -> bool:

@@ -140,6 +140,34 @@ async def test_unload_retried_with_its_key_after_a_timeout_unloads_once(
     assert await provider_movements(api, card) == [Decimal("-40"), Decimal("100")]
 
 
+async def test_unload_retry_the_provider_refuses_after_making_it_unloads_once(
+    api: httpx.AsyncClient, app: FastAPI
+) -> None:
+    card = await _funded_card(api)
+    # The provider unloads, but its answer is lost; then it refuses the retry of the same key.
+    await set_fault(api, "cardprov", "unload", "timeout")
+    assert (await unload(api, card, 40, key="unload-made")).status_code == 503
+    await set_fault(api, "cardprov", "unload", "error", HttpStatus=409)
+    done = await unload(api, card, 40, key="unload-made")
+    assert done.status_code == 200, done.text
+    assert [r.status for r in await fundings(app, card)][-1] == FundingStatus.COMPLETED
+    assert await card_balance(api, card) == Decimal("60")
+    assert await provider_movements(api, card) == [Decimal("-40"), Decimal("100")]
+
+
+async def test_topup_settled_after_the_provider_made_it_and_refuses_the_repeat_posts_it(
+    api: httpx.AsyncClient, app: FastAPI
+) -> None:
+    card = await _card(api)
+    await set_fault(api, "cardprov", "load", "timeout")
+    assert (await topup(api, card, 50)).status_code == 503
+    await set_fault(api, "cardprov", "load", "error", HttpStatus=409)
+    await settle_pending(app, card)
+    assert [r.status for r in await fundings(app, card)] == [FundingStatus.COMPLETED]
+    assert await card_balance(api, card) == Decimal("49.5")
+    assert (await master(api))["Available"] == Decimal("950")
+
+
 # ----------------------------------------------------- one caller at a time at the provider
 
 
