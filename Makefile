@@ -3,7 +3,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test test-postgres fuzz lint format clean bench
+.PHONY: install run test test-postgres fuzz chaos lint format clean bench
 
 install: $(STAMP)
 
@@ -32,6 +32,14 @@ test-postgres: install
 fuzz: install
 	FINPLAT_FUZZ_PROFILE=long FINPLAT_FUZZ_SEED=$(FINPLAT_FUZZ_SEED) FINPLAT_TEST_DATABASE_URL=$(FINPLAT_TEST_DATABASE_URL) \
 		$(PY) -m pytest -q -s tests/fuzz/test_schemathesis.py -k finds_nothing
+
+# Randomised parallel card money with provider faults on PostgreSQL (slow; not in `make test`).
+# More seeds: `make chaos FINPLAT_CHAOS_SEEDS=50`; replay one: `FINPLAT_CHAOS_SEED=<n>
+# FINPLAT_CHAOS_SEEDS=1`.
+chaos: install
+	FINPLAT_CHAOS_SEED=$(FINPLAT_CHAOS_SEED) FINPLAT_CHAOS_SEEDS=$(FINPLAT_CHAOS_SEEDS) \
+		FINPLAT_TEST_DATABASE_URL=postgresql+asyncpg://postgres@127.0.0.1:5432/test \
+		$(PY) -m pytest -q -m slow tests/cards/funding/test_chaos.py
 
 lint: install
 	$(VENV)/bin/ruff check src tests migrations
