@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import Any
 
 import httpx
 from fastapi import FastAPI
@@ -62,13 +63,19 @@ async def test_unloading_more_than_the_card_holds_is_refused(api: httpx.AsyncCli
     assert await master_available(api) == Decimal("970")
 
 
-async def test_unloading_more_than_the_provider_holds_is_insufficient_card_balance(
-    api: httpx.AsyncClient, app: FastAPI
-) -> None:
+async def _short_at_provider(api: httpx.AsyncClient, app: FastAPI) -> dict[str, Any]:
+    """A card the ledger shows holding 50 USD (no fees) while the provider holds 30."""
     card = await active_card(api, master=1000.0)
     await set_fees(api, card)
     assert (await topup(api, card, 50)).status_code == 200
     await spent_unseen(app, card, 2000)
+    return card
+
+
+async def test_unloading_more_than_the_provider_holds_is_insufficient_card_balance(
+    api: httpx.AsyncClient, app: FastAPI
+) -> None:
+    card = await _short_at_provider(api, app)
     refused = await unload(api, card, 40, key="short-at-provider")
     assert refused.status_code == 409, refused.text
     assert refused.json()["Code"] == "INSUFFICIENT_CARD_BALANCE"
@@ -79,10 +86,7 @@ async def test_unloading_more_than_the_provider_holds_is_insufficient_card_balan
 async def test_a_refusal_by_the_provider_is_replayed_for_the_same_key(
     api: httpx.AsyncClient, app: FastAPI
 ) -> None:
-    card = await active_card(api, master=1000.0)
-    await set_fees(api, card)
-    assert (await topup(api, card, 50)).status_code == 200
-    await spent_unseen(app, card, 2000)
+    card = await _short_at_provider(api, app)
     first = await unload(api, card, 40, key="short-twice")
     again = await unload(api, card, 40, key="short-twice")
     assert first.status_code == again.status_code == 409
