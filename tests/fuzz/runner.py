@@ -20,6 +20,10 @@ class Profile:
     max_examples: int
     phases: str
 
+    def without(self, phase: str) -> Profile:
+        kept = ",".join(p for p in self.phases.split(",") if p != phase)
+        return Profile(self.name, self.max_examples, kept)
+
 
 QUICK = Profile("quick", max_examples=25, phases="examples,coverage,fuzzing")
 LONG = Profile("long", max_examples=400, phases="examples,coverage,fuzzing,stateful")
