@@ -411,7 +411,13 @@ async def _move(
                 idempotent=True,
             )
         except ProviderRejected as refusal:
-            made = await _made_earlier(session, providers, program, card, key)
+            # A refusal is final only when the provider made nothing under the key: it may
+            # check the card before its keys and refuse a repeat (the card frozen, or short,
+            # since) of a movement it made on a call whose answer was lost; voiding that
+            # reservation would leave the ledger apart from the provider.
+            made = await movement_under_key(
+                session, providers, program, company_id=company_id, key=key
+            )
             if made is not None:
                 return made
             await _refused(session, row, on_refusal)
@@ -427,18 +433,19 @@ async def _move(
         raise
 
 
-async def _made_earlier(
-    session: AsyncSession, providers: Providers, program: CardProgram, card: Card, key: str
+async def movement_under_key(
+    session: AsyncSession | None,
+    providers: Providers,
+    program: CardProgram,
+    *,
+    company_id: int,
+    key: str,
 ) -> CardMovement | None:
-    """The movement the provider made under `key` on an earlier call (whose answer was lost),
-    if any. A refusal is final only when there is none: a provider may check the card before
-    its idempotency keys and refuse a repeat (the card frozen, or short, since) of a movement
-    it made, and voiding that reservation would leave the ledger apart from the provider."""
-    company_id = card.company_id
+    """The movement the provider made under `key` (it deduplicates by it), if any."""
     return await call_provider(
         session,
         providers.policy,
-        provider=card.provider,
+        provider=program.name,
         operation="movement_by_key",
         call=lambda: program.movement_by_key(company_id=company_id, idempotency_key=key),
         idempotent=True,

@@ -9,11 +9,14 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
 
+def _insert(session: AsyncSession, table: Table | Any) -> Any:
+    """The session's database's own `INSERT`, which knows `ON CONFLICT`."""
+    return (postgresql if is_postgresql(session) else sqlite).insert(table)
+
+
 def insert_ignoring_conflicts(session: AsyncSession, table: Table | Any) -> Any:
     """`INSERT ... ON CONFLICT DO NOTHING` for the session's database."""
-    if session.get_bind().dialect.name == "postgresql":
-        return postgresql.insert(table).on_conflict_do_nothing()
-    return sqlite.insert(table).on_conflict_do_nothing()
+    return _insert(session, table).on_conflict_do_nothing()
 
 
 def upsert(
@@ -21,8 +24,7 @@ def upsert(
 ) -> Any:
     """`INSERT ... ON CONFLICT (keys) DO UPDATE` setting every other value: one statement, so
     parallel writers of the same key cannot both insert."""
-    dialect = postgresql if session.get_bind().dialect.name == "postgresql" else sqlite
-    stmt = dialect.insert(table).values(**values)
+    stmt = _insert(session, table).values(**values)
     changed = {name: value for name, value in values.items() if name not in keys}
     return stmt.on_conflict_do_update(index_elements=keys, set_=changed)
 

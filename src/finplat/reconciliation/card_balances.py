@@ -51,7 +51,6 @@ from finplat.db.tenancy import bind_company
 from finplat.db.unit_of_work import unit_of_work
 from finplat.kit.money import from_minor
 from finplat.ledger import repository as ledger_repository
-from finplat.providers.calls import call_provider
 from finplat.providers.cards.base import CardProgram
 from finplat.providers.errors import ProviderRejected, ProviderUnavailable
 from finplat.providers.registry import Providers
@@ -171,14 +170,8 @@ class CardBalances:
         self, providers: Providers, program: CardProgram, company_id: int, row: CardFunding
     ) -> bool:
         """Whether the provider made the movement (it deduplicates by this key)."""
-        key = row.provider_key
-        found = await call_provider(
-            None,
-            providers.policy,
-            provider=program.name,
-            operation="movement_by_key",
-            call=lambda: program.movement_by_key(company_id=company_id, idempotency_key=key),
-            idempotent=True,
+        found = await funding.movement_under_key(
+            None, providers, program, company_id=company_id, key=row.provider_key
         )
         return found is not None and found.status == "COMPLETED"
 
