@@ -34,6 +34,8 @@ class Card(CompanyOwned, Timestamped, Base):
             postgresql_where=text("provider_block_pending"),
             sqlite_where=text("provider_block_pending"),
         ),
+        # Room on each page, so that the frequent status and balance updates stay in place.
+        {"postgresql_with": {"fillfactor": 80}},
     )
 
     id: Mapped[int] = mapped_column(BigIntId, primary_key=True, autoincrement=True)

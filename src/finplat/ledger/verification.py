@@ -8,7 +8,9 @@ Checks, across every company:
 4. no account that may not go negative has a shard, or a total, below zero available;
 5. every pending transfer is resolved at most once, its resolution releases exactly what it
    reserved, and a still-pending one has no resolution;
-6. conservation: the posted balances of all accounts sum to zero per currency.
+6. conservation: the posted balances of all accounts sum to zero per currency;
+7. references (the journal tables carry no foreign keys): every entry's transfer and account
+   exist, and every resolution resolves an existing pending transfer.
 """
 
 from __future__ import annotations
@@ -209,6 +211,9 @@ async def verify(session: AsyncSession) -> VerificationReport:
             f"on account {account_id}"
         )
 
+    # 7. references
+    await _check_references(session, report)
+
     # 6. conservation
     totals = (
         select(LedgerAccount.currency, func.sum(LedgerBalance.posted))
@@ -220,3 +225,34 @@ async def verify(session: AsyncSession) -> VerificationReport:
         if total != 0:
             report.problems.append(f"posted balances in {currency} sum to {total}, not 0")
     return report
+
+
+async def _check_references(session: AsyncSession, report: VerificationReport) -> None:
+    """What foreign keys would guarantee, checked instead (see `LedgerTransfer`)."""
+    no_transfer = (
+        select(LedgerEntry.id, LedgerEntry.transfer_id)
+        .outerjoin(LedgerTransfer, LedgerTransfer.id == LedgerEntry.transfer_id)
+        .where(LedgerTransfer.id.is_(None))
+    )
+    for entry_id, transfer_id in (await session.execute(no_transfer)).all():
+        report.problems.append(f"entry {entry_id} belongs to missing transfer {transfer_id}")
+    no_account = (
+        select(LedgerEntry.id, LedgerEntry.account_id)
+        .outerjoin(LedgerAccount, LedgerAccount.id == LedgerEntry.account_id)
+        .where(LedgerAccount.id.is_(None))
+    )
+    for entry_id, account_id in (await session.execute(no_account)).all():
+        report.problems.append(f"entry {entry_id} is on missing account {account_id}")
+    pending = LedgerTransfer.__table__.alias("pending")
+    unresolvable = (
+        select(LedgerTransfer.id, LedgerTransfer.pending_id)
+        .outerjoin(pending, pending.c.id == LedgerTransfer.pending_id)
+        .where(
+            LedgerTransfer.pending_id.is_not(None),
+            (pending.c.id.is_(None)) | (pending.c.kind != TransferKind.PENDING.value),
+        )
+    )
+    for transfer_id, pending_id in (await session.execute(unresolvable)).all():
+        report.problems.append(
+            f"transfer {transfer_id} resolves {pending_id}, which is no pending transfer"
+        )

@@ -16,7 +16,11 @@ from finplat.kit.clock import utcnow
 
 class SandboxCardprovCard(Base):
     __tablename__ = "sandbox_cardprov_cards"
-    __table_args__ = (CheckConstraint("balance_minor >= 0", name="not_negative"),)
+    __table_args__ = (
+        CheckConstraint("balance_minor >= 0", name="not_negative"),
+        # Room on each page, so that balance updates stay in place.
+        {"postgresql_with": {"fillfactor": 70}},
+    )
 
     id: Mapped[int] = mapped_column(BigIntId, primary_key=True, autoincrement=True)
     company_id: Mapped[int] = mapped_column(BigInteger)
