@@ -15,6 +15,7 @@ from sqlalchemy.ext.asyncio import (
 )
 
 from finplat.config import Settings
+from finplat.db.prepared import STATEMENT_LIFETIME_SECONDS
 
 
 def ensure_sqlite_directory(database_url: str) -> None:
@@ -35,6 +36,8 @@ def create_engine(settings: Settings) -> AsyncEngine:
         return engine
     options["pool_size"] = settings.database_pool_size
     options["max_overflow"] = settings.database_pool_size
+    # Plans of the prebuilt statements follow the tables' growth (see `finplat.db.prepared`).
+    options["connect_args"] = {"max_cached_statement_lifetime": STATEMENT_LIFETIME_SECONDS}
     return create_async_engine(url, **options)
 
 

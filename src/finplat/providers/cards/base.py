@@ -19,6 +19,7 @@ declineReason, timestamp}`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
@@ -93,6 +94,16 @@ class CardMovement:
     status: str  # COMPLETED | PENDING
     amount_minor: int
     balance_minor: int
+
+
+@dataclass(frozen=True, slots=True)
+class LoadOrder:
+    """One load of a bulk call: what `CardProgram.load` takes."""
+
+    company_id: int
+    card_id: str
+    idempotency_key: str
+    amount_minor: int
 
 
 @dataclass(frozen=True)
@@ -192,6 +203,19 @@ class CardProgram(Protocol):
     async def ship(
         self, *, company_id: int, card_id: str, idempotency_key: str, address: DeliveryAddress
     ) -> ProviderCard: ...
+
+
+@runtime_checkable
+class BulkCardLoads(Protocol):
+    """A card programme that loads many cards in one call: one request to a provider with a
+    bulk funding API, one transaction in the sandbox. The platform's batched top-ups use it."""
+
+    async def load_many(self, orders: Sequence[LoadOrder]) -> list[CardMovement | None]:
+        """Each order as `load` would make it (deduplicated by its key), answers in the
+        orders' order. None for an order this call did not make (a card it cannot load as it
+        is, a key already used, an injected fault): the caller makes that one with `load`,
+        whose answer, refusal or failure is the order's own."""
+        ...
 
 
 @runtime_checkable

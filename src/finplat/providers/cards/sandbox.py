@@ -11,27 +11,32 @@ switch provider, banking provider), each with its own BIN.
 * Auto-lock: with it on, an approved purchase locks the card; purchases are then declined
   with `AUTO_LOCKED` until the holder unlocks it (unfreeze) or turns auto-lock off.
 * Loads and unloads are keyed by the caller's idempotency key (a repeat returns the first
-  answer); the balance never goes below zero.
+  answer); the balance never goes below zero. They are answered, not reported: the caller
+  learns the outcome from the answer or, after a lost answer, by key (`movement_by_key`), so
+  no `card.transaction` callback repeats it. Loads also come in bulk (`load_many`).
 * Transaction timestamps come in the provider's mixed formats: ISO 8601 for loads, Unix
   seconds for unloads, Unix milliseconds for purchases, none for declines.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import json
 import secrets
 import uuid
+from collections.abc import Sequence
 from dataclasses import asdict
 from datetime import timedelta
 
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from finplat.db.dialect import insert_ignoring_conflicts
+from finplat.db.dialect import insert_ignoring_conflicts, is_postgresql
 from finplat.db.unit_of_work import unit_of_work
 from finplat.kit.clock import utcnow
+from finplat.providers.cards import sandbox_bulk_loads
 from finplat.providers.cards.base import (
     CARD_STATUS_CHANGED,
     CARD_TRANSACTION,
@@ -39,6 +44,7 @@ from finplat.providers.cards.base import (
     CardFundsShort,
     CardMovement,
     DeliveryAddress,
+    LoadOrder,
     ProviderCard,
     ProviderCardStatus,
     ProviderCardTransaction,
@@ -193,6 +199,7 @@ class SandboxCardProgram:
         merchant: str | None = None,
         decline_reason: str | None = None,
         timestamp: str | None,
+        report: bool = True,
     ) -> ProviderCardTransaction:
         txn = SandboxCardprovTransaction(
             company_id=row.company_id,
@@ -210,12 +217,13 @@ class SandboxCardProgram:
         session.add(txn)
         await session.flush()
         view = _transaction_view(txn)
-        await self.sim.emit_callback(
-            session,
-            company_id=row.company_id,
-            type_=CARD_TRANSACTION,
-            data=_callback_data(view, row.card_id),
-        )
+        if report:
+            await self.sim.emit_callback(
+                session,
+                company_id=row.company_id,
+                type_=CARD_TRANSACTION,
+                data=_callback_data(view, row.card_id),
+            )
         return view
 
     # --------------------------------------------------------------------------- port
@@ -379,7 +387,7 @@ class SandboxCardProgram:
         mode = await self.sim.enter(company_id, operation)
         if signed_minor == 0:
             raise ProviderRejected("The amount must not be zero.", status=400)
-        scoped = f"{self.name}:{company_id}:{key}"
+        scoped = sandbox_bulk_loads.scoped_key(self.name, company_id, key)
         async with unit_of_work(self.factory) as session:
             movement_id = f"{self.name}_mov_{uuid.uuid4().hex[:24]}"
             inserted = await session.execute(
@@ -433,6 +441,7 @@ class SandboxCardProgram:
                     status="SETTLED",
                     amount_minor=abs(signed_minor),
                     timestamp=(now.isoformat() if signed_minor > 0 else str(int(now.timestamp()))),
+                    report=False,  # the caller has the answer (see the module docstring)
                 )
                 answer = CardMovement(movement_id, "COMPLETED", abs(signed_minor), balance)
         if mode is FaultMode.TIMEOUT:
@@ -452,7 +461,19 @@ class SandboxCardProgram:
         self, *, company_id: int, idempotency_key: str
     ) -> CardMovement | None:
         async with unit_of_work(self.factory) as session:
-            return await self._movement(session, f"{self.name}:{company_id}:{idempotency_key}")
+            scoped = sandbox_bulk_loads.scoped_key(self.name, company_id, idempotency_key)
+            return await self._movement(session, scoped)
+
+    async def load_many(self, orders: Sequence[LoadOrder]) -> list[CardMovement | None]:
+        """One bulk call (the simulated latency once) making in one transaction the loads
+        `load` would simply make (`sandbox_bulk_loads`); the rest is left to `load`. Bulk
+        loads need PostgreSQL: on SQLite every order is left to `load`."""
+        if self.sim.latency_ms:
+            await asyncio.sleep(self.sim.latency_ms / 1000)
+        async with unit_of_work(self.factory) as session:
+            if not is_postgresql(session):
+                return [None] * len(orders)
+            return await sandbox_bulk_loads.make(session, provider=self.name, orders=orders)
 
     async def widget(
         self, *, company_id: int, card_id: str, ttl_seconds: int, base_url: str = ""
