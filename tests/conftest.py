@@ -44,8 +44,13 @@ async def database_url() -> AsyncIterator[str]:
 @pytest.fixture(scope="session")
 def settings(database_url: str) -> Settings:
     # A short provider timeout keeps the timeout tests quick; still far above a sandbox call.
+    # One batch of top-ups at a time: the tests' sessions share one connection.
     return Settings(
-        database_url=database_url, sandbox=True, log_format="json", provider_timeout_seconds=2.0
+        database_url=database_url,
+        sandbox=True,
+        log_format="json",
+        provider_timeout_seconds=2.0,
+        topup_batch_runners=1,
     )
 
 

@@ -8,7 +8,9 @@ What a card top-up writes, made cheaper to write (docs/performance.md):
   unique keys); idempotency keys are purged by `created_at`, so finishing one changes no
   indexed column;
 * on PostgreSQL, the tables a top-up updates keep room on their pages (fillfactor), so the
-  updates stay on the page and touch no index.
+  updates stay on the page and touch no index;
+* on PostgreSQL, `finplat_assert(condition, message)` lets one statement refuse to go on
+  (SQLSTATE P0001) when what it locked no longer holds what it was planned on.
 
 Revision ID: 0015
 Revises: 0014
@@ -25,6 +27,18 @@ revision: str = "0015"
 down_revision: str | None = "0014"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
+
+_ASSERT = """
+CREATE FUNCTION finplat_assert(condition boolean, message text) RETURNS boolean
+LANGUAGE plpgsql VOLATILE AS $$
+BEGIN
+  IF condition IS NOT TRUE THEN
+    RAISE EXCEPTION USING ERRCODE = 'P0001', MESSAGE = message;
+  END IF;
+  RETURN true;
+END
+$$
+"""
 
 _FILLFACTOR = {
     "ledger_transfers": 80,
@@ -60,10 +74,12 @@ def upgrade() -> None:
     if _is_postgresql():
         for table, fillfactor in _FILLFACTOR.items():
             op.execute(f"ALTER TABLE {table} SET (fillfactor = {fillfactor})")
+        op.execute(_ASSERT)
 
 
 def downgrade() -> None:
     if _is_postgresql():
+        op.execute("DROP FUNCTION finplat_assert(boolean, text)")
         for table in _FILLFACTOR:
             op.execute(f"ALTER TABLE {table} RESET (fillfactor)")
     with op.batch_alter_table("card_fundings", schema=None) as batch_op:

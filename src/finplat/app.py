@@ -30,6 +30,8 @@ from finplat.cards.funding_endpoints import router as card_funding_router
 from finplat.cards.physical_endpoints import router as physical_cards_router
 from finplat.cards.sandbox_endpoints import router as sandbox_cards_router
 from finplat.cards.simulation_endpoints import router as card_simulation_router
+from finplat.cards.topup_batches import TopupBatches
+from finplat.cards.topup_lane import TopupLane
 from finplat.cards.widget_page import router as card_widget_router
 from finplat.companies.endpoints import router as company_router
 from finplat.config import Settings, get_settings
@@ -139,8 +141,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.include_router(card_widget_router)
 
     _install_error_handlers(app)
+    if settings.topup_batch_runners and not settings.is_sqlite:
+        app.state.topup_batches = TopupBatches(
+            app.state, batch_size=settings.topup_batch_size, runners=settings.topup_batch_runners
+        )
     # Added last = outermost: the request id and access log wrap everything, the body limit
-    # applies before routing.
+    # applies before routing; batched top-ups are served inside both.
+    app.add_middleware(TopupLane)
     app.add_middleware(
         BodySizeLimitMiddleware,
         max_bytes=settings.max_body_bytes,

@@ -62,6 +62,10 @@ class Settings(BaseSettings):
     # How often the background job reconciles (settles pending transactions with their
     # providers, compares provider balances with the ledger).
     reconcile_interval_seconds: float = Field(default=300.0, gt=0)
+    # Card top-ups in batches (PostgreSQL only; `cards.topup_batches`): the most requests one
+    # batch takes, and how many batches run at once (0 turns batching off).
+    topup_batch_size: int = Field(default=16, ge=1, le=1000)
+    topup_batch_runners: int = Field(default=2, ge=0, le=64)
 
     @model_validator(mode="after")
     def _resolve_loopback_default(self) -> Settings:

@@ -17,6 +17,9 @@ from limits.storage import storage_from_string
 from finplat.errors import ApiError
 
 NAMESPACE = "finplat:api-key"
+# Request state naming the API key whose limit already counted the request (an edge that
+# counted it before handing it on: `cards.topup_lane`).
+RATE_COUNTED = "rate_limit_counted"
 
 
 class RateLimited(ApiError):

@@ -27,6 +27,7 @@ from finplat.idempotency.http import RequestClaim
 from finplat.indexed_router import IndexedRouter
 from finplat.kit.money import exact_json_numbers
 from finplat.providers.registry import Providers
+from finplat.rate_limit import RATE_COUNTED
 
 API_KEY_HEADER = "x-api-key"
 
@@ -64,7 +65,8 @@ class AuthenticatedRoute(APIRoute):
                 async with unit_of_work(factory) as session:
                     principal = await authenticate(session, request.headers.get(API_KEY_HEADER))
                     request.state.company_id = principal.company_id
-                    await request.app.state.rate_limiter.check(principal.api_key_id)
+                    if getattr(request.state, RATE_COUNTED, None) != principal.api_key_id:
+                        await request.app.state.rate_limiter.check(principal.api_key_id)
                     bind_company(session, principal.company_id)
                     request.state.session = session
                     request.state.principal = principal

@@ -72,3 +72,28 @@ async def test_a_resolution_of_no_pending_transfer_is_reported(session: AsyncSes
     )
     problems = (await verify(session)).problems
     assert f"transfer {resolution} resolves {MISSING}, which is no pending transfer" in problems
+
+
+async def test_a_resolution_releasing_less_than_was_reserved_is_reported(
+    session: AsyncSession,
+) -> None:
+    book = await open_book(session)
+    resolution = await _posted_reservation(session, book)
+    pending_id = (
+        await session.execute(
+            select(LedgerTransfer.pending_id).where(LedgerTransfer.id == resolution)
+        )
+    ).scalar_one()
+    release = (
+        await session.execute(
+            select(LedgerEntry.id).where(
+                LedgerEntry.transfer_id == resolution, LedgerEntry.layer == "pending_debit"
+            )
+        )
+    ).scalar_one()
+    await session.execute(update(LedgerEntry).where(LedgerEntry.id == release).values(amount=60))
+    problems = (await verify(session)).problems
+    assert (
+        f"resolved pending transfer {pending_id} left -40 in pending_debit "
+        f"on account {book.master.id}"
+    ) in problems

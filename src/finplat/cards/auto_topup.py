@@ -124,7 +124,7 @@ async def run(
     minimum does not run. `DEPOSIT` runs only for a deposit in the rule's `Currency`."""
     card = await funding.find_card(session, company_id=company_id, card_id=card_id)
     claim = Claim(company_id=company_id, key=f"auto-topup:{card_id}:{rule}:{trigger}", token="")
-    earlier = await _funding_by_key(session, company_id, claim.derived_key("card-load"))
+    earlier = await _funding_by_key(session, company_id, claim.derived_key(funding.LOAD_STEP))
     if earlier is not None:
         return await _resume(session, providers, claim, card, earlier)
     setting = (await rules_of(session, card)).get(rule)

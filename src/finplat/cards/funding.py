@@ -69,6 +69,7 @@ LOADED = "loaded"
 REJECTED = "rejected"
 CARD_LEDGER_CODE = "card"
 CANCELLATION = "CANCELLATION"  # `trigger` of the unload that empties a card being cancelled
+LOAD_STEP = "card-load"  # the step whose derived key a top-up gives the provider
 
 
 class FundingKind(StrEnum):
@@ -317,7 +318,7 @@ async def _reserve_topup(
         currency=money.currency,
     )
     account = await card_account(session, card)
-    key = claim.derived_key("card-load")
+    key = claim.derived_key(LOAD_STEP)
     legs = [Leg(master.id, -money.minor)]
     if load:
         legs.append(Leg(account.id, load))

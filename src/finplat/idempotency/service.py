@@ -39,7 +39,7 @@ MAX_KEY_LENGTH = 255
 # Printable ASCII without leading or trailing spaces (HTTP drops those, so a key with them
 # could not be told apart from the same key without them).
 KEY_PATTERN = r"^[!-~](?:[ -~]{0,253}[!-~])?$"
-_KEY = re.compile(KEY_PATTERN)
+KEY_PATTERN_RE = re.compile(KEY_PATTERN)
 RETENTION = timedelta(hours=24)
 
 
@@ -107,8 +107,13 @@ class Claim:
     def derived_key(self, step: str) -> str:
         """The idempotency key to give a provider for `step`: the same on every retry of this
         operation, so a provider call repeated after a crash is deduplicated there."""
-        digest = hashlib.sha256(f"{self.company_id}\x1f{self.key}\x1f{step}".encode()).hexdigest()
-        return f"fp_{digest[:40]}"
+        return derived_key(self.company_id, self.key, step)
+
+
+def derived_key(company_id: int, key: str, step: str) -> str:
+    """`Claim.derived_key` of the operation `key` of `company_id`."""
+    digest = hashlib.sha256(f"{company_id}\x1f{key}\x1f{step}".encode()).hexdigest()
+    return f"fp_{digest[:40]}"
 
 
 def fingerprint(method: str, path: str, query: str, body: bytes) -> str:
@@ -126,7 +131,7 @@ def fingerprint(method: str, path: str, query: str, body: bytes) -> str:
 
 
 def validate_key(key: str) -> str:
-    if not _KEY.match(key):
+    if not KEY_PATTERN_RE.match(key):
         raise InvalidIdempotencyKey()
     return key
 

@@ -182,28 +182,42 @@ async def verify(session: AsyncSession) -> VerificationReport:
                 f"pending transfer {transfer_id} is {status} with {resolutions} resolution(s)"
             )
     # Per account, shard and layer: a debit reservation and a credit announcement of the same
-    # size must not hide each other's missing release.
+    # size must not hide each other's missing release. Each non-posted entry counts for the
+    # pending transfer it belongs to: its own transfer, or the one its transfer resolves (one
+    # pass over the entries, however many transfers there are).
+    owner = func.coalesce(LedgerTransfer.pending_id, LedgerTransfer.id).label("owner")
+    reservations = (
+        select(
+            owner, LedgerEntry.account_id, LedgerEntry.shard, LedgerEntry.layer, LedgerEntry.amount
+        )
+        .join(LedgerTransfer, LedgerTransfer.id == LedgerEntry.transfer_id)
+        .where(
+            LedgerEntry.layer != Layer.POSTED.value,
+            (LedgerTransfer.kind == TransferKind.PENDING.value)
+            | LedgerTransfer.pending_id.is_not(None),
+        )
+        .subquery()
+    )
+    pending = LedgerTransfer.__table__.alias("pending")
     leftover = (
         select(
-            LedgerTransfer.id,
-            LedgerEntry.account_id,
-            LedgerEntry.layer,
-            func.sum(LedgerEntry.amount),
+            reservations.c.owner,
+            reservations.c.account_id,
+            reservations.c.layer,
+            func.sum(reservations.c.amount),
         )
-        .join(
-            LedgerEntry,
-            (LedgerEntry.transfer_id == LedgerTransfer.id)
-            | LedgerEntry.transfer_id.in_(
-                select(resolution.c.id).where(resolution.c.pending_id == LedgerTransfer.id)
-            ),
-        )
+        .join(pending, pending.c.id == reservations.c.owner)
         .where(
-            LedgerTransfer.kind == TransferKind.PENDING.value,
-            LedgerTransfer.status != TransferStatus.PENDING.value,
-            LedgerEntry.layer != Layer.POSTED.value,
+            pending.c.kind == TransferKind.PENDING.value,
+            pending.c.status != TransferStatus.PENDING.value,
         )
-        .group_by(LedgerTransfer.id, LedgerEntry.account_id, LedgerEntry.shard, LedgerEntry.layer)
-        .having(func.sum(LedgerEntry.amount) != 0)
+        .group_by(
+            reservations.c.owner,
+            reservations.c.account_id,
+            reservations.c.shard,
+            reservations.c.layer,
+        )
+        .having(func.sum(reservations.c.amount) != 0)
     )
     for transfer_id, account_id, layer, remaining in (await session.execute(leftover)).all():
         report.problems.append(

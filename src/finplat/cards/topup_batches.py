@@ -1,0 +1,421 @@
+"""Card top-ups in batches: many requests' top-ups reserved, loaded and posted together.
+
+The rule is the one `funding.topup` implements for one request, and the rows written are the
+same: a pending ledger transfer (master -Value, card +load, fee revenue +fee) and a `PENDING`
+funding committed with the idempotency key's recovery point before the provider is called,
+the provider's load under the key derived from the request's key, then the posting, the
+completed funding and the key's stored response in one commit. What changes is the count of
+statements: a batch takes four round trips to the database and one provider call
+(`BulkCardLoads.load_many`), however many top-ups it holds, and the company's master account
+row is updated once per batch instead of once per top-up.
+
+A top-up is batched only in the plain case: PostgreSQL, an `Idempotency-Key` not used before,
+a card of the company that accepts money, no decline fee owed, a provider with bulk loads and
+a master shard covering it. Any other request, and any top-up a step leaves out (its key taken
+meanwhile, its card changed, the provider not loading it in bulk, a failure), is handed back
+to the request's own path (`funding.topup` through the HTTP route), after the batch gave up
+its leases: that path resumes from the key's recovery point, so a top-up is never made twice
+and never left half done.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import secrets
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import timedelta
+from decimal import Decimal
+
+import asyncpg
+import structlog
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from starlette.datastructures import State
+
+from finplat.cards import fees, funding
+from finplat.cards import topup_batches_repository as repository
+from finplat.cards.funding_endpoints import TopupResponse
+from finplat.cards.status import CardStatus
+from finplat.config import Settings
+from finplat.db import prepared
+from finplat.idempotency.service import derived_key
+from finplat.kit.clock import utcnow
+from finplat.kit.money import exact_json_numbers, from_minor
+from finplat.observability import error_frames
+from finplat.providers.cards.base import BulkCardLoads, CardMovement, LoadOrder
+from finplat.providers.registry import Providers
+
+log = structlog.get_logger("finplat.cards.topup_batches")
+MESSAGE = "Top-up completed."
+
+
+@dataclass(frozen=True, slots=True)
+class TopupOrder:
+    """A top-up request the HTTP edge found well formed and authenticated."""
+
+    company_id: int
+    api_key_id: int
+    card_id: int
+    amount_minor: int  # USD cents, 5.00 through 250000.00
+    idempotency_key: str
+    fingerprint: str  # of the request, as `idempotency.fingerprint` makes it
+
+
+@dataclass(slots=True)
+class _Waiting:
+    order: TopupOrder
+    answer: asyncio.Future[bytes | None]
+    reservation: repository.Reservation | None = field(default=None)
+    reserved: repository.Reserved | None = None  # its funding and transfer, once reserved
+    provider: str = ""  # the card's provider and its id there, once read
+    card_ref: str = ""
+    body: bytes | None = None  # the response, once the top-up is posted
+
+    def settle(self) -> None:
+        if not self.answer.done():
+            self.answer.set_result(self.body)
+
+
+class TopupBatches:
+    """Gathers top-up orders and runs them in batches, at most `runners` at a time.
+
+    A runner starts when an order arrives and no more than `runners - 1` are running, takes up
+    to `batch_size` orders (one per card and per idempotency key), runs them, and stops once
+    nothing waits. The application's providers, session factory and settings are read from
+    `state` at each batch, so the orders always meet the application's current ones.
+    """
+
+    def __init__(self, state: State, *, batch_size: int, runners: int) -> None:
+        self._state = state
+        self._batch_size = batch_size
+        self._runners = runners
+        self._waiting: deque[_Waiting] = deque()
+        self._active = 0  # runners started and not yet stopped
+        self._tasks: set[asyncio.Task[None]] = set()  # (the loop keeps only weak references)
+
+    async def submit(self, order: TopupOrder) -> bytes | None:
+        """The top-up's response body, or None: hand the request to its own path."""
+        waiting = _Waiting(order, asyncio.get_running_loop().create_future())
+        self._waiting.append(waiting)
+        if self._active < self._runners:
+            self._active += 1
+            task = asyncio.create_task(self._run_while_waiting())
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+        return await waiting.answer
+
+    async def _run_while_waiting(self) -> None:
+        """Run batches on one connection while orders wait. A batch's requests get their
+        answers once its database work is over (each request's own path may then use the
+        same connection: a test's, which every session shares). The runner stops only when
+        nothing waits once its session is closed, with no pause in between, so an order never
+        waits for a runner that is about to stop."""
+        while True:
+            await self._run_on_one_connection()
+            if not self._waiting:
+                self._active -= 1
+                return
+
+    async def _run_on_one_connection(self) -> None:
+        factory: async_sessionmaker[AsyncSession] = self._state.session_factory
+        async with factory() as session:
+            pg = await prepared.connection_of(session)
+            try:
+                while self._waiting:
+                    batch = self._take()
+                    try:
+                        await _Batch(pg, self._state.providers, self._state.settings, batch).run()
+                    except Exception as exc:  # keep serving: the requests go their own way
+                        log.error(
+                            "topup_batch_failed",
+                            error_type=type(exc).__name__,
+                            frames=error_frames(exc),
+                        )
+                    finally:
+                        for waiting in batch:
+                            waiting.settle()
+            finally:
+                # Each statement committed on its own (inside a test's transaction, in its own
+                # savepoint): this only ends the session's own (test) savepoint.
+                await session.commit()
+
+    def _take(self) -> list[_Waiting]:
+        """The next orders, oldest first, at most one per card and per idempotency key (a
+        second one waits for the next batch, which sees what the first did)."""
+        batch: list[_Waiting] = []
+        cards: set[int] = set()
+        keys: set[tuple[int, str]] = set()
+        later: list[_Waiting] = []
+        while self._waiting and len(batch) < self._batch_size:
+            waiting = self._waiting.popleft()
+            order = waiting.order
+            key = (order.company_id, order.idempotency_key)
+            if order.card_id in cards or key in keys:
+                later.append(waiting)
+                continue
+            cards.add(order.card_id)
+            keys.add(key)
+            batch.append(waiting)
+        self._waiting.extendleft(reversed(later))
+        return batch
+
+
+class _Batch:
+    def __init__(
+        self,
+        pg: asyncpg.Connection,
+        providers: Providers,
+        settings: Settings,
+        batch: list[_Waiting],
+    ) -> None:
+        self.pg = pg
+        self.providers = providers
+        self.settings = settings
+        self.batch = batch
+        self.now = utcnow()
+        self.bulk: dict[str, bool] = {}  # providers that load in bulk (`BulkCardLoads`)
+
+    async def run(self) -> None:
+        reserved = await self._plan_and_reserve()
+        if not reserved:
+            return
+        try:
+            loaded = await self._load(reserved)
+            if loaded:
+                await self._post(loaded)
+        finally:
+            unanswered = [w for w in reserved if w.body is None]
+            if unanswered:
+                # Their requests resume from the key's recovery point on their own path.
+                await repository.release(
+                    self.pg, [(_reservation(w), _reserved(w)) for w in unanswered]
+                )
+
+    async def _plan_and_reserve(self) -> list[_Waiting]:
+        """Plan and reserve; once more from a fresh read if a card changed in between."""
+        for last_try in (False, True):
+            planned = await self._plan()
+            if not planned:
+                return []
+            try:
+                return await self._reserve(planned)
+            except repository.CardChanged:
+                if last_try:
+                    return []
+        return []
+
+    # --------------------------------------------------------------------------- planning
+
+    async def _plan(self) -> list[_Waiting]:
+        """Read every card, keep the top-ups the batch can make, and work out their fees,
+        legs and shards; hand the others back at once."""
+        asked = [
+            repository.Asked(
+                w.order.card_id, w.order.company_id, w.order.api_key_id, w.order.idempotency_key
+            )
+            for w in self.batch
+        ]
+        rows = await repository.read(self.pg, asked, currency=funding.TOPUP_CURRENCY)
+        shards: dict[int, _MasterShards] = {}
+        planned: list[_Waiting] = []
+        for waiting in self.batch:
+            waiting.reservation = waiting.reserved = None
+        for row in rows:
+            waiting = self.batch[row["ord"]]
+            reservation = self._reservation_of(waiting.order, row, shards)
+            if reservation is not None:
+                waiting.reservation = reservation
+                waiting.provider = row["provider"]
+                waiting.card_ref = row["provider_card_id"]
+                planned.append(waiting)
+        return planned
+
+    def _reservation_of(
+        self, order: TopupOrder, row: asyncpg.Record, shards: dict[int, _MasterShards]
+    ) -> repository.Reservation | None:
+        if not (row["key_valid"] and not row["key_taken"]):
+            return None
+        if (
+            row["status"] == CardStatus.CANCELLED
+            or row["currency"] != funding.TOPUP_CURRENCY
+            or row["outstanding_fee_minor"]
+            or row["provider_card_id"] is None
+            or row["ledger_account_id"] is None
+            or row["master_id"] is None
+            or row["revenue_id"] is None
+            or not self._loads_in_bulk(row["provider"])
+        ):
+            return None
+        fee = _schedule(row).topup_fee(order.amount_minor)
+        if order.amount_minor - fee <= 0:
+            return None
+        master = shards.get(order.company_id)
+        if master is None:
+            master = shards[order.company_id] = _MasterShards(list(row["available"] or []))
+        shard = master.take(order.amount_minor)
+        if shard is None:
+            return None  # no shard covers it alone: the request's own path spreads it
+        provider_key = derived_key(order.company_id, order.idempotency_key, funding.LOAD_STEP)
+        return repository.Reservation(
+            card_id=order.card_id,
+            company_id=order.company_id,
+            amount_minor=order.amount_minor,
+            fee_minor=fee,
+            provider_key=provider_key,
+            # As the ledger stores a transfer's details (`funding._reserve_topup`).
+            details=f'{{"cardId": {order.card_id}, "fee": {fee}, "declineFeePaid": 0}}',
+            master_account_id=int(row["master_id"]),
+            master_shard=shard,
+            card_account_id=int(row["ledger_account_id"]),
+            revenue_account_id=int(row["revenue_id"]),
+            revenue_shard=master.revenue_shard,
+            idempotency_key=order.idempotency_key,
+            fingerprint=order.fingerprint,
+            lease_token=secrets.token_hex(16),
+        )
+
+    def _loads_in_bulk(self, provider: str) -> bool:
+        known = self.bulk.get(provider)
+        if known is None:
+            program = self.providers.card_programs.get(provider)
+            known = self.bulk[provider] = isinstance(program, BulkCardLoads)
+        return known
+
+    # --------------------------------------------------------------------------- the steps
+
+    async def _reserve(self, planned: list[_Waiting]) -> list[_Waiting]:
+        self.now = utcnow()
+        policy = self.providers.policy
+        try:
+            reserved = await repository.reserve(
+                self.pg,
+                [_reservation(w) for w in planned],
+                currency=funding.TOPUP_CURRENCY,
+                recovery_point=funding.RESERVED,
+                now=self.now,
+                key_lease_until=self.now
+                + timedelta(seconds=self.settings.idempotency_lease_seconds),
+                provider_call_until=self.now + timedelta(seconds=2 * policy.longest_call_seconds),
+            )
+        except asyncpg.CheckViolationError:
+            return []  # a master account short of the batch: each request answers for itself
+        for ids in reserved:
+            planned[ids.index].reserved = ids
+        return [w for w in planned if w.reserved is not None]
+
+    async def _load(self, reserved: list[_Waiting]) -> list[tuple[_Waiting, CardMovement]]:
+        """One bulk call per provider, cut at the provider timeout; a failure or a timeout
+        leaves every top-up of the call to its own path (which asks by key first)."""
+        by_provider: dict[str, list[_Waiting]] = {}
+        for waiting in reserved:
+            by_provider.setdefault(waiting.provider, []).append(waiting)
+        calls = [self._load_at(name, group) for name, group in by_provider.items()]
+        results = await asyncio.gather(*calls, return_exceptions=True)
+        loaded: list[tuple[_Waiting, CardMovement]] = []
+        for group_result in results:
+            if isinstance(group_result, BaseException):
+                log.warning("topup_batch_load_failed", error_type=type(group_result).__name__)
+                continue
+            loaded += group_result
+        return loaded
+
+    async def _load_at(
+        self, name: str, group: list[_Waiting]
+    ) -> list[tuple[_Waiting, CardMovement]]:
+        program = self.providers.card_programs[name]
+        assert isinstance(program, BulkCardLoads)
+        orders = [
+            LoadOrder(
+                company_id=w.order.company_id,
+                card_id=w.card_ref,
+                idempotency_key=_reservation(w).provider_key,
+                amount_minor=_reservation(w).amount_minor - _reservation(w).fee_minor,
+            )
+            for w in group
+        ]
+        made = await asyncio.wait_for(
+            program.load_many(orders), timeout=self.providers.policy.timeout_seconds
+        )
+        return [(w, m) for w, m in zip(group, made, strict=True) if m is not None]
+
+    async def _post(self, loaded: list[tuple[_Waiting, CardMovement]]) -> None:
+        items = [
+            repository.Loaded(
+                _reservation(w),
+                _reserved(w),
+                movement.movement_id,
+                movement.balance_minor,
+                self._body(w),
+            )
+            for w, movement in loaded
+        ]
+        posted = await repository.post(self.pg, items, now=utcnow())
+        for item, (waiting, _) in zip(items, loaded, strict=True):
+            if item.reserved.funding_id in posted:
+                waiting.body = item.body
+
+    def _body(self, waiting: _Waiting) -> bytes:
+        """The response the route renders for this top-up (`cards_topup`), byte for byte."""
+        reservation = _reservation(waiting)
+        usd = funding.TOPUP_CURRENCY
+        response = TopupResponse(
+            Success=True,
+            OrderId=_reserved(waiting).funding_id,
+            Token=usd,
+            Value=from_minor(reservation.amount_minor, usd),
+            Fee=from_minor(reservation.fee_minor, usd),
+            Message=MESSAGE,
+            CreatedAt=self.now,
+        )
+        return render(response)
+
+
+def render(response: TopupResponse) -> bytes:
+    """The JSON the route sends for `response`: FastAPI serializes a response model with its
+    Pydantic serializer, and the route class turns the amounts into exact numbers."""
+    return exact_json_numbers(response.model_dump_json(by_alias=True).encode())
+
+
+def _reservation(waiting: _Waiting) -> repository.Reservation:
+    assert waiting.reservation is not None
+    return waiting.reservation
+
+
+def _reserved(waiting: _Waiting) -> repository.Reserved:
+    assert waiting.reserved is not None
+    return waiting.reserved
+
+
+def _schedule(row: asyncpg.Record) -> fees.FeeSchedule:
+    if row["topup_fee_percent"] is None:
+        return fees.DEFAULT_SCHEDULE
+    return fees.FeeSchedule(
+        topup_percent=Decimal(row["topup_fee_percent"]),
+        topup_fixed_minor=int(row["topup_fixed_fee_minor"]),
+        unload_percent=Decimal(0),
+        unload_fixed_minor=0,
+        decline_fee_minor=0,
+    )
+
+
+class _MasterShards:
+    """Where the batch takes a company's money from: a shard whose available balance (read
+    without a lock) covers the top-up, at random among those; the shard's CHECK constraint is
+    the guard. The fee revenue shard is one at random per batch."""
+
+    def __init__(self, available: Sequence[int]) -> None:
+        self.available = list(available)
+        self.revenue_shard = random.randrange(max(1, len(self.available)))  # noqa: S311
+
+    def take(self, amount_minor: int) -> int | None:
+        covering = [s for s, held in enumerate(self.available) if held >= amount_minor]
+        if not covering:
+            return None
+        shard = random.choice(covering)  # noqa: S311 - load spreading only
+        self.available[shard] -= amount_minor
+        return shard
+
+
+__all__ = ["TopupBatches", "TopupOrder", "render"]

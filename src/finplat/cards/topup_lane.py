@@ -1,0 +1,197 @@
+"""The HTTP edge of batched card top-ups: `POST /api/v2/cards/topup` without the framework.
+
+A pure ASGI middleware inside the request-id, access-log and body-size middlewares. It serves
+a top-up through the batches (`topup_batches`) when the request is one they can take as it is:
+an `Idempotency-Key`, a JSON body of exactly `CardId` (a whole number), `Token` `USD` and a
+`Value` from 5.00 to 250000.00 with at most two decimals, and an API key known to be valid. It
+counts the request against the key's rate limit first, as the route would. Every other
+request, and every top-up a batch hands back, goes on to the application with its body
+replayed: the route answers it, validation errors and all, exactly as before. The answer of a
+batched top-up is the route's own answer, byte for byte (`topup_batches.render`).
+
+Only a request that can be served faster is taken here; the route stays the one definition
+of the operation (and of the OpenAPI document).
+"""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from typing import Any
+
+from starlette.routing import BaseRoute
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from finplat.auth.known_keys import KnownApiKeys
+from finplat.cards import funding
+from finplat.cards.topup_batches import TopupBatches, TopupOrder
+from finplat.cards.topup_batches_repository import TOPUP_PATH
+from finplat.errors import error_response
+from finplat.idempotency import service as idempotency
+from finplat.kit.schemas import MAX_ID
+from finplat.rate_limit import RATE_COUNTED, RateLimited
+from finplat.routing import API_KEY_HEADER, served_routes
+
+_FIELDS = frozenset({"CardId", "Token", "Value"})
+_MIN = funding.MIN_TOPUP
+_MAX = funding.MAX_TOPUP
+_HEADERS = {API_KEY_HEADER.encode(), b"idempotency-key", b"content-type"}
+
+
+class TopupLane:
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+        self.known_keys = KnownApiKeys()
+        self._route: BaseRoute | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        application = scope.get("app")
+        batches: TopupBatches | None = getattr(
+            getattr(application, "state", None), "topup_batches", None
+        )
+        if (
+            batches is None
+            or scope["type"] != "http"
+            or scope["method"] != "POST"
+            or scope["path"] != TOPUP_PATH
+        ):
+            await self.app(scope, receive, send)
+            return
+        headers = _single_headers(scope)
+        if headers is None or not _is_json(headers.get(b"content-type")):
+            await self.app(scope, receive, send)
+            return
+        body = await _read_body(receive)
+        if body is None:
+            return  # the client went away, or the body was refused as too large
+        replay = _replaying(body, receive)
+        order = await self._order(scope, headers, body)
+        if order is None:
+            await self.app(scope, replay, send)
+            return
+        state = scope.setdefault("state", {})
+        state["company_id"] = order.company_id
+        try:
+            await application.state.rate_limiter.check(order.api_key_id)  # type: ignore[union-attr]
+        except RateLimited as limited:
+            await error_response(limited)(scope, replay, send)
+            return
+        state[RATE_COUNTED] = order.api_key_id  # the route must not count it twice
+        answer = await batches.submit(order)
+        if answer is None:
+            await self.app(scope, replay, send)
+            return
+        scope["route"] = self._topup_route(scope)  # named in the access log, as the route is
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(answer)).encode()),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": answer})
+
+    async def _order(
+        self, scope: Scope, headers: dict[bytes, bytes], body: bytes
+    ) -> TopupOrder | None:
+        api_key = headers.get(API_KEY_HEADER.encode(), b"").decode("latin-1").strip()
+        key = headers.get(b"idempotency-key", b"").decode("latin-1")
+        if not api_key or not key or idempotency.KEY_PATTERN_RE.match(key) is None:
+            return None
+        asked = _asked(body)
+        if asked is None:
+            return None
+        card_id, amount_minor = asked
+        factory = scope["app"].state.session_factory
+        principal = await self.known_keys.principal(factory, api_key)
+        if principal is None:
+            return None
+        query = scope.get("query_string", b"").decode("latin-1")
+        return TopupOrder(
+            company_id=principal.company_id,
+            api_key_id=principal.api_key_id,
+            card_id=card_id,
+            amount_minor=amount_minor,
+            idempotency_key=key,
+            fingerprint=idempotency.fingerprint("POST", TOPUP_PATH, query, body),
+        )
+
+    def _topup_route(self, scope: Scope) -> BaseRoute | None:
+        if self._route is None:
+            for route in served_routes(scope["app"].routes):
+                if getattr(route, "path", None) == TOPUP_PATH and "POST" in getattr(
+                    route, "methods", ()
+                ):
+                    self._route = route
+        return self._route
+
+
+def _asked(body: bytes) -> tuple[int, int] | None:
+    """(card id, amount in cents) of a body the route would accept as it is; None for any
+    other body (the route answers it)."""
+    try:
+        parsed: Any = json.loads(body, parse_float=Decimal)
+    except ValueError:
+        return None
+    if not isinstance(parsed, dict) or parsed.keys() != _FIELDS:
+        return None
+    card_id, currency, value = parsed["CardId"], parsed["Token"], parsed["Value"]
+    if type(card_id) is not int or not 1 <= card_id <= MAX_ID:
+        return None
+    if currency != funding.TOPUP_CURRENCY:
+        return None
+    if type(value) is not int and not (isinstance(value, Decimal) and value.is_finite()):
+        return None
+    amount = Decimal(value)
+    if not _MIN <= amount <= _MAX:
+        return None
+    cents = amount * 100
+    if cents != cents.to_integral_value():
+        return None
+    return card_id, int(cents)
+
+
+def _single_headers(scope: Scope) -> dict[bytes, bytes] | None:
+    """The headers the edge reads, or None when one of them comes twice."""
+    found: dict[bytes, bytes] = {}
+    for name, value in scope["headers"]:
+        if name in _HEADERS:
+            if name in found:
+                return None
+            found[name] = value
+    return found
+
+
+def _is_json(content_type: bytes | None) -> bool:
+    if content_type is None:
+        return False
+    media_type = content_type.split(b";", 1)[0].strip().lower()
+    return media_type == b"application/json"
+
+
+async def _read_body(receive: Receive) -> bytes | None:
+    chunks: list[bytes] = []
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            return None
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            return b"".join(chunks)
+
+
+def _replaying(body: bytes, receive: Receive) -> Receive:
+    """`receive` for the application: the body already read, then the client's messages."""
+    sent = False
+
+    async def replay() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay
