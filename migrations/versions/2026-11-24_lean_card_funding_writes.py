@@ -1,9 +1,10 @@
 """lean card funding writes
 
 What a card top-up writes, made cheaper to write (docs/performance.md):
-* the ledger journal (`ledger_transfers`, `ledger_entries`) loses its foreign keys and the
-  transfers' company index: the checks locked a parent row per inserted row; `finplat ledger
-  verify` checks the references instead;
+* the ledger journal (`ledger_transfers`, `ledger_entries`) loses its foreign keys, the
+  transfers' company index and the entries' account index: the checks locked a parent row per
+  inserted row, `finplat ledger verify` checks the references instead, and nothing reads
+  entries by account (nor sandbox movements by card, whose index goes too);
 * `idempotency_keys` and `card_fundings` lose their company index (the company leads their
   unique keys); idempotency keys are purged by `created_at`, so finishing one changes no
   indexed column;
@@ -59,6 +60,9 @@ def upgrade() -> None:
             "fk_ledger_entries_transfer_id_ledger_transfers", type_="foreignkey"
         )
         batch_op.drop_constraint("fk_ledger_entries_account_id_ledger_accounts", type_="foreignkey")
+        batch_op.drop_index("ix_ledger_entries_account_shard")
+    with op.batch_alter_table("sandbox_cardprov_movements", schema=None) as batch_op:
+        batch_op.drop_index("ix_sandbox_cardprov_movements_card_id")
     with op.batch_alter_table("ledger_transfers", schema=None) as batch_op:
         batch_op.drop_constraint(
             "fk_ledger_transfers_pending_id_ledger_transfers", type_="foreignkey"
@@ -103,7 +107,12 @@ def downgrade() -> None:
             ["pending_id"],
             ["id"],
         )
+    with op.batch_alter_table("sandbox_cardprov_movements", schema=None) as batch_op:
+        batch_op.create_index("ix_sandbox_cardprov_movements_card_id", ["card_id"], unique=False)
     with op.batch_alter_table("ledger_entries", schema=None) as batch_op:
+        batch_op.create_index(
+            "ix_ledger_entries_account_shard", ["account_id", "shard"], unique=False
+        )
         batch_op.create_foreign_key(
             "fk_ledger_entries_account_id_ledger_accounts",
             "ledger_accounts",

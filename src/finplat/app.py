@@ -103,6 +103,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         description=API_DESCRIPTION,
         lifespan=lifespan,
         generate_unique_id_function=lambda route: route.name,
+        # No OpenTelemetry here: the request id and the structured access log are the trace.
+        telemetry={"tracing": False, "metrics": False, "logs": False},
     )
     app.state.settings = settings
     app.state.engine = engine
@@ -141,9 +143,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.include_router(card_widget_router)
 
     _install_error_handlers(app)
+    app.state.topup_batches = None
     if settings.topup_batch_runners and not settings.is_sqlite:
         app.state.topup_batches = TopupBatches(
-            app.state, batch_size=settings.topup_batch_size, runners=settings.topup_batch_runners
+            app.state,
+            batch_size=settings.topup_batch_size,
+            runners=settings.topup_batch_runners,
+            linger_seconds=settings.topup_batch_linger_ms / 1000,
         )
     # Added last = outermost: the request id and access log wrap everything, the body limit
     # applies before routing; batched top-ups are served inside both.

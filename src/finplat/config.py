@@ -66,6 +66,8 @@ class Settings(BaseSettings):
     # batch takes, and how many batches run at once (0 turns batching off).
     topup_batch_size: int = Field(default=16, ge=1, le=1000)
     topup_batch_runners: int = Field(default=2, ge=0, le=64)
+    # How long a free runner waits for a full batch while another batch runs (milliseconds).
+    topup_batch_linger_ms: float = Field(default=2.0, ge=0, le=1000)
 
     @model_validator(mode="after")
     def _resolve_loopback_default(self) -> Settings:

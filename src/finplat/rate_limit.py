@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import dataclass
 
 from limits import RateLimitItem, parse_many
 from limits.aio.strategies import SlidingWindowCounterRateLimiter
@@ -17,9 +18,16 @@ from limits.storage import storage_from_string
 from finplat.errors import ApiError
 
 NAMESPACE = "finplat:api-key"
-# Request state naming the API key whose limit already counted the request (an edge that
-# counted it before handing it on: `cards.topup_lane`).
+# Request state: an edge that counted the request against its API key's limit before handing
+# it on (`cards.topup_lane`) leaves a `CountedRequest` here, so the route neither counts it
+# again nor forgets the verdict.
 RATE_COUNTED = "rate_limit_counted"
+
+
+@dataclass(frozen=True)
+class CountedRequest:
+    api_key_id: int
+    limited: RateLimited | None  # the answer when the limit was spent
 
 
 class RateLimited(ApiError):

@@ -27,7 +27,7 @@ from finplat.idempotency.http import RequestClaim
 from finplat.indexed_router import IndexedRouter
 from finplat.kit.money import exact_json_numbers
 from finplat.providers.registry import Providers
-from finplat.rate_limit import RATE_COUNTED
+from finplat.rate_limit import RATE_COUNTED, CountedRequest
 
 API_KEY_HEADER = "x-api-key"
 
@@ -65,8 +65,7 @@ class AuthenticatedRoute(APIRoute):
                 async with unit_of_work(factory) as session:
                     principal = await authenticate(session, request.headers.get(API_KEY_HEADER))
                     request.state.company_id = principal.company_id
-                    if getattr(request.state, RATE_COUNTED, None) != principal.api_key_id:
-                        await request.app.state.rate_limiter.check(principal.api_key_id)
+                    await _count_against_rate_limit(request, principal)
                     bind_company(session, principal.company_id)
                     request.state.session = session
                     request.state.principal = principal
@@ -97,6 +96,16 @@ class AuthenticatedRoute(APIRoute):
                 raise
 
         return authenticated_handler
+
+
+async def _count_against_rate_limit(request: Request, principal: Principal) -> None:
+    """Count the request against its API key's limit (429 when spent), unless an edge has
+    counted it already: then its verdict stands."""
+    counted: CountedRequest | None = getattr(request.state, RATE_COUNTED, None)
+    if counted is None or counted.api_key_id != principal.api_key_id:
+        await request.app.state.rate_limiter.check(principal.api_key_id)
+    elif counted.limited is not None:
+        raise counted.limited
 
 
 def _with_exact_numbers(response: Response) -> Response:

@@ -30,8 +30,8 @@ TOPUP_CODE = "card.topup"
 
 _READ = f"""
 WITH u AS (
-  SELECT * FROM unnest($1::int[], $2::bigint[], $3::bigint[], $4::bigint[], $5::text[])
-    AS u(ord, card_id, company_id, api_key_id, ikey)
+  SELECT * FROM unnest($1::int[], $2::bigint[], $3::bigint[], $4::bigint[])
+    AS u(ord, card_id, company_id, api_key_id)
 ), accounts AS (
   SELECT co.company_id, m.id AS master_id, r.id AS revenue_id,
          (SELECT array_agg(b.posted - b.pending_debits ORDER BY b.shard)
@@ -39,18 +39,16 @@ WITH u AS (
   FROM (SELECT DISTINCT u.company_id FROM u) co
   LEFT JOIN ledger_accounts m ON m.company_id = co.company_id
     AND m.code = '{CompanyAccount.MASTER.value}' AND m.owner_type = 'company'
-    AND m.owner_id = co.company_id::text AND m.currency = $6
+    AND m.owner_id = co.company_id::text AND m.currency = $5
   LEFT JOIN ledger_accounts r ON r.company_id = co.company_id
     AND r.code = '{CompanyAccount.FEE_REVENUE.value}' AND r.owner_type = 'company'
-    AND r.owner_id = co.company_id::text AND r.currency = $6
+    AND r.owner_id = co.company_id::text AND r.currency = $5
 )
 SELECT u.ord, c.status, c.currency, c.provider, c.provider_card_id, c.outstanding_fee_minor,
        c.ledger_account_id, s.topup_fee_percent, s.topup_fixed_fee_minor,
        a.master_id, a.revenue_id, a.available,
        EXISTS (SELECT 1 FROM api_keys k WHERE k.id = u.api_key_id
-               AND k.company_id = u.company_id AND k.revoked_at IS NULL) AS key_valid,
-       EXISTS (SELECT 1 FROM idempotency_keys i WHERE i.company_id = u.company_id
-               AND i.scope = '{REQUEST_SCOPE}' AND i.key = u.ikey) AS key_taken
+               AND k.company_id = u.company_id AND k.revoked_at IS NULL) AS key_valid
 FROM u
 JOIN cards c ON c.id = u.card_id AND c.company_id = u.company_id
 JOIN accounts a ON a.company_id = u.company_id
@@ -249,7 +247,6 @@ class Asked:
     card_id: int
     company_id: int
     api_key_id: int
-    idempotency_key: str
 
 
 async def read(
@@ -257,9 +254,9 @@ async def read(
 ) -> list[asyncpg.Record]:
     """What deciding each top-up needs, read without locks (one row per card of the company;
     the locked writes check again): the card, its tier's fee schedule, the company's master
-    and fee revenue accounts with the master shards' available balances, ids for the funding
-    and the pending transfer, whether the API key still holds and the idempotency key is new.
-    `ord` is the top-up's index in `asked`."""
+    and fee revenue accounts with the master shards' available balances, and whether the API
+    key still holds. `ord` is the top-up's index in `asked`. (An idempotency key used before
+    is found by `reserve`, which claims only new ones.)"""
     return await prepared.fetch(
         pg,
         _READ,
@@ -267,7 +264,6 @@ async def read(
         [a.card_id for a in asked],
         [a.company_id for a in asked],
         [a.api_key_id for a in asked],
-        [a.idempotency_key for a in asked],
         currency,
     )
 

@@ -4,7 +4,8 @@ A pure ASGI middleware inside the request-id, access-log and body-size middlewar
 a top-up through the batches (`topup_batches`) when the request is one they can take as it is:
 an `Idempotency-Key`, a JSON body of exactly `CardId` (a whole number), `Token` `USD` and a
 `Value` from 5.00 to 250000.00 with at most two decimals, and an API key known to be valid. It
-counts the request against the key's rate limit first, as the route would. Every other
+counts the request against the key's rate limit first (a request over it goes to the route,
+which checks the key before it answers 429, without counting it again). Every other
 request, and every top-up a batch hands back, goes on to the application with its body
 replayed: the route answers it, validation errors and all, exactly as before. The answer of a
 batched top-up is the route's own answer, byte for byte (`topup_batches.render`).
@@ -16,6 +17,7 @@ of the operation (and of the OpenAPI document).
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
@@ -26,10 +28,9 @@ from finplat.auth.known_keys import KnownApiKeys
 from finplat.cards import funding
 from finplat.cards.topup_batches import TopupBatches, TopupOrder
 from finplat.cards.topup_batches_repository import TOPUP_PATH
-from finplat.errors import error_response
 from finplat.idempotency import service as idempotency
 from finplat.kit.schemas import MAX_ID
-from finplat.rate_limit import RATE_COUNTED, RateLimited
+from finplat.rate_limit import RATE_COUNTED, CountedRequest, RateLimited
 from finplat.routing import API_KEY_HEADER, served_routes
 
 _FIELDS = frozenset({"CardId", "Token", "Value"})
@@ -70,18 +71,22 @@ class TopupLane:
             await self.app(scope, replay, send)
             return
         state = scope.setdefault("state", {})
-        state["company_id"] = order.company_id
         try:
             await application.state.rate_limiter.check(order.api_key_id)  # type: ignore[union-attr]
         except RateLimited as limited:
-            await error_response(limited)(scope, replay, send)
+            # The route answers: it checks the key first (a key revoked since the edge knew it
+            # is a 401), then gives this verdict.
+            state[RATE_COUNTED] = CountedRequest(order.api_key_id, limited)
+            await self.app(scope, replay, send)
             return
-        state[RATE_COUNTED] = order.api_key_id  # the route must not count it twice
+        state[RATE_COUNTED] = CountedRequest(order.api_key_id, None)
         answer = await batches.submit(order)
         if answer is None:
             await self.app(scope, replay, send)
             return
-        scope["route"] = self._topup_route(scope)  # named in the access log, as the route is
+        # Named in the access log, as the route is.
+        state["company_id"] = order.company_id
+        scope["route"] = self._topup_route(scope)
         await send(
             {
                 "type": "http.response.start",
@@ -101,10 +106,9 @@ class TopupLane:
         key = headers.get(b"idempotency-key", b"").decode("latin-1")
         if not api_key or not key or idempotency.KEY_PATTERN_RE.match(key) is None:
             return None
-        asked = _asked(body)
+        asked = read_body(body)
         if asked is None:
             return None
-        card_id, amount_minor = asked
         factory = scope["app"].state.session_factory
         principal = await self.known_keys.principal(factory, api_key)
         if principal is None:
@@ -113,10 +117,10 @@ class TopupLane:
         return TopupOrder(
             company_id=principal.company_id,
             api_key_id=principal.api_key_id,
-            card_id=card_id,
-            amount_minor=amount_minor,
+            card_id=asked.card_id,
+            amount_minor=asked.amount_minor,
             idempotency_key=key,
-            fingerprint=idempotency.fingerprint("POST", TOPUP_PATH, query, body),
+            fingerprint=asked.fingerprint(query),
         )
 
     def _topup_route(self, scope: Scope) -> BaseRoute | None:
@@ -129,9 +133,23 @@ class TopupLane:
         return self._route
 
 
-def _asked(body: bytes) -> tuple[int, int] | None:
-    """(card id, amount in cents) of a body the route would accept as it is; None for any
-    other body (the route answers it)."""
+@dataclass(frozen=True, slots=True)
+class TopupBody:
+    """A top-up body the route would accept as it is."""
+
+    card_id: int
+    amount_minor: int
+    value: int | float  # `Value` as `json.loads` reads it
+
+    def fingerprint(self, query: str) -> str:
+        """The request's fingerprint, as the route makes it from the body's bytes."""
+        document = {"CardId": self.card_id, "Token": funding.TOPUP_CURRENCY, "Value": self.value}
+        return idempotency.fingerprint_of_json("POST", TOPUP_PATH, query, document)
+
+
+def read_body(body: bytes) -> TopupBody | None:
+    """The top-up in `body` when the route would accept it as it is; None for any other body
+    (the route answers it)."""
     try:
         parsed: Any = json.loads(body, parse_float=Decimal)
     except ValueError:
@@ -151,7 +169,8 @@ def _asked(body: bytes) -> tuple[int, int] | None:
     cents = amount * 100
     if cents != cents.to_integral_value():
         return None
-    return card_id, int(cents)
+    # A JSON number with a fraction reads as the float nearest its text, as Decimal -> float.
+    return TopupBody(card_id, int(cents), value if type(value) is int else float(value))
 
 
 def _single_headers(scope: Scope) -> dict[bytes, bytes] | None:

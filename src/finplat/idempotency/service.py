@@ -120,9 +120,20 @@ def fingerprint(method: str, path: str, query: str, body: bytes) -> str:
     """Hash of the request; JSON bodies are canonicalised so key order and spacing don't
     count as a different request."""
     try:
-        canonical = json.dumps(json.loads(body), sort_keys=True, separators=(",", ":")).encode()
+        document = json.loads(body)
     except ValueError:
-        canonical = body
+        return _fingerprint(method, path, query, body)
+    return fingerprint_of_json(method, path, query, document)
+
+
+def fingerprint_of_json(method: str, path: str, query: str, document: Any) -> str:
+    """`fingerprint` of a request whose JSON body was parsed already (as `json.loads` parses,
+    numbers with a fraction as floats)."""
+    canonical = json.dumps(document, sort_keys=True, separators=(",", ":")).encode()
+    return _fingerprint(method, path, query, canonical)
+
+
+def _fingerprint(method: str, path: str, query: str, canonical: bytes) -> str:
     query_items = "&".join(sorted(query.split("&"))) if query else ""
     material = b"\x1f".join(
         [method.upper().encode(), path.encode(), query_items.encode(), canonical]

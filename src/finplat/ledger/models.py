@@ -9,7 +9,6 @@ from sqlalchemy import (
     Boolean,
     CheckConstraint,
     ForeignKey,
-    Index,
     Integer,
     String,
     UniqueConstraint,
@@ -95,10 +94,12 @@ class LedgerTransfer(CompanyOwned, Base):
 
 class LedgerEntry(Base):
     """An immutable line of a transfer. Never updated, never deleted. Without foreign keys,
-    like its transfer (see `LedgerTransfer`)."""
+    like its transfer (see `LedgerTransfer`), and found by transfer only: nothing reads an
+    account's entries (balances are kept per shard), so they carry no account index, which
+    cost every posting an index insertion per line. An account statement would add one on
+    (account_id, id)."""
 
     __tablename__ = "ledger_entries"
-    __table_args__ = (Index("ix_ledger_entries_account_shard", "account_id", "shard"),)
 
     id: Mapped[int] = mapped_column(BigIntId, primary_key=True, autoincrement=True)
     transfer_id: Mapped[int] = mapped_column(BigIntId, index=True)

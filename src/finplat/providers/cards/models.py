@@ -53,7 +53,7 @@ class SandboxCardprovCard(Base):
 
 
 class SandboxCardprovMovement(Base):
-    """A load or unload, keyed by the caller's idempotency key."""
+    """A load or unload, keyed by the caller's idempotency key (found by it alone)."""
 
     __tablename__ = "sandbox_cardprov_movements"
 
@@ -62,7 +62,7 @@ class SandboxCardprovMovement(Base):
     provider: Mapped[str] = mapped_column(String(16))
     movement_id: Mapped[str] = mapped_column(String(64), unique=True)
     idempotency_key: Mapped[str] = mapped_column(String(160), unique=True)
-    card_id: Mapped[str] = mapped_column(String(64), index=True)
+    card_id: Mapped[str] = mapped_column(String(64))
     amount_minor: Mapped[int] = mapped_column(BigInteger)  # signed: negative leaves the card
     balance_minor: Mapped[int] = mapped_column(BigInteger)
     status: Mapped[str] = mapped_column(String(16))
