@@ -108,6 +108,7 @@ class TopupBatches:
         self._filled = asyncio.Event()  # a full batch waits
         self._active = 0  # runners started and not yet stopped
         self._busy = 0  # runners running a batch
+        self._last_size = 0  # orders the last batch took
         self._tasks: set[asyncio.Task[None]] = set()  # (the loop keeps only weak references)
         self.stats = TopupBatchStats()
 
@@ -154,35 +155,33 @@ class TopupBatches:
 
     async def _run_on_one_connection(self) -> None:
         factory: async_sessionmaker[AsyncSession] = self._state.session_factory
-        async with factory() as session:
-            pg = await prepared.connection_of(session)
-            try:
-                while self._waiting:
-                    await self._linger_for_a_full_batch()
-                    batch = self._take()
-                    self._busy += 1
-                    try:
-                        await _Batch(pg, self._state.providers, self._state.settings, batch).run()
-                    except Exception as exc:  # keep serving: the requests go their own way
-                        log.error(
-                            "topup_batch_failed",
-                            error_type=type(exc).__name__,
-                            frames=error_frames(exc),
-                        )
-                    finally:
-                        self._busy -= 1
-                        self._settle(batch)
-            finally:
-                # Each statement committed on its own (inside a test's transaction, in its own
-                # savepoint): this only ends the session's own (test) savepoint.
-                await session.commit()
+        async with prepared.connection(factory) as pg:
+            while self._waiting:
+                await self._linger_for_a_full_batch()
+                batch = self._take()
+                self._last_size = len(batch)
+                self._busy += 1
+                try:
+                    await _Batch(pg, self._state.providers, self._state.settings, batch).run()
+                except Exception as exc:  # keep serving: the requests go their own way
+                    log.error(
+                        "topup_batch_failed",
+                        error_type=type(exc).__name__,
+                        frames=error_frames(exc),
+                    )
+                finally:
+                    self._busy -= 1
+                    self._settle(batch)
 
     async def _linger_for_a_full_batch(self) -> None:
-        """While another batch runs, wait a moment for a full one: the requests its answers
-        release come back one by one, and a runner that took the first of them alone would
-        cost a batch's fixed work for a handful of top-ups. With no batch running, go at
-        once."""
-        if self._busy and self._linger and len(self._waiting) < self._batch_size:
+        """Wait a moment for a full batch while another batch runs, or while fewer orders wait
+        than half the last batch held: the requests a batch's answers release come back one
+        by one, and a runner that took the first of them alone would pay a batch's fixed work
+        for a handful of top-ups. Otherwise (a quiet moment) go at once."""
+        waiting = len(self._waiting)
+        if not self._linger or waiting >= self._batch_size:
+            return
+        if self._busy or 2 * waiting < self._last_size:
             self._filled.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._filled.wait(), self._linger)
@@ -274,9 +273,11 @@ class _Batch:
         planned: list[_Waiting] = []
         for waiting in self.batch:
             waiting.reservation = waiting.reserved = None
-        for row in rows:
+        tokens = secrets.token_hex(16 * len(rows))  # the keys' lease tokens, in one draw
+        for index, row in enumerate(rows):
             waiting = self.batch[row["ord"]]
-            reservation = self._reservation_of(waiting.order, row, shards)
+            token = tokens[32 * index : 32 * index + 32]
+            reservation = self._reservation_of(waiting.order, row, shards, token)
             if reservation is not None:
                 waiting.reservation = reservation
                 waiting.provider = row["provider"]
@@ -285,7 +286,11 @@ class _Batch:
         return planned
 
     def _reservation_of(
-        self, order: TopupOrder, row: asyncpg.Record, shards: dict[int, _MasterShards]
+        self,
+        order: TopupOrder,
+        row: asyncpg.Record,
+        shards: dict[int, _MasterShards],
+        lease_token: str,
     ) -> repository.Reservation | None:
         if not row["key_valid"]:
             return None
@@ -325,7 +330,7 @@ class _Batch:
             revenue_shard=master.revenue_shard,
             idempotency_key=order.idempotency_key,
             fingerprint=order.fingerprint,
-            lease_token=secrets.token_hex(16),
+            lease_token=lease_token,
         )
 
     def _loads_in_bulk(self, provider: str) -> bool:

@@ -143,9 +143,9 @@ WITH asked AS (
 SELECT g.ord, g.fid, g.tid FROM g
 """  # noqa: S608
 
-# One statement: the cards are locked first, each pending transfer still pending is posted
-# with its funding completed, and the ledger balances are locked and changed last, after every
-# other row is written.
+# One statement: the cards are locked first (in the order every card money path takes), each
+# pending transfer still pending is posted with its funding completed, and the ledger balances
+# are locked and changed last, after every other row is written.
 _POST = f"""
 WITH u AS (
   SELECT * FROM unnest($2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::text[],

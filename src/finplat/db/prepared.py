@@ -4,11 +4,10 @@ The batched card top-ups (`finplat.cards.topup_batches`) do a whole batch's work
 statements with array parameters. Below SQLAlchemy's statement layer, each costs one round
 trip and no Python per row; asyncpg prepares a text once per connection.
 
-A statement runs in autocommit when the session has no transaction open (a pooled connection
-in production); inside an open transaction (the rolled-back transaction of a test) it gets a
-savepoint of its own, so a failing statement undoes only itself, as in autocommit. The session
-is committed by its owner afterwards: that releases the test's savepoint and is a no-op when
-nothing began one.
+`connection(factory)` lends a pooled connection, on which each statement runs in autocommit;
+when the factory is bound to one connection inside an open transaction (a test's, rolled back
+afterwards), it lends that one, and each statement gets a savepoint of its own, so a failing
+statement undoes only itself there too.
 
 asyncpg forgets a prepared statement after `STATEMENT_LIFETIME_SECONDS` (set on the engine's
 connections) and prepares it again: a plan made while a table was nearly empty (a fresh
@@ -22,14 +21,27 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import asyncpg
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker
 
 STATEMENT_LIFETIME_SECONDS = 10
 
 
-async def connection_of(session: AsyncSession) -> asyncpg.Connection:
-    """The asyncpg connection under `session` (PostgreSQL only)."""
-    connection = await session.connection()
+@asynccontextmanager
+async def connection(
+    factory: async_sessionmaker[AsyncSession],
+) -> AsyncIterator[asyncpg.Connection]:
+    """An asyncpg connection of the factory's database for the block (PostgreSQL only),
+    without a session: no ORM state, no transaction of its own."""
+    bind = factory.kw.get("bind")
+    if isinstance(bind, AsyncConnection):  # a test's connection, in its transaction
+        yield await _driver(bind)
+        return
+    assert isinstance(bind, AsyncEngine)
+    async with bind.connect() as pooled:
+        yield await _driver(pooled)
+
+
+async def _driver(connection: AsyncConnection) -> asyncpg.Connection:
     raw = await connection.get_raw_connection()
     driver: asyncpg.Connection = raw.driver_connection
     return driver

@@ -13,8 +13,8 @@ import dataclasses
 import json
 import re
 from collections import Counter
-from collections.abc import Awaitable, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Awaitable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
@@ -512,12 +512,14 @@ async def test_batches_that_cannot_reach_the_database_hand_their_top_ups_back(
     card = await batchable_card(api)
     calls = 0
 
-    async def unreachable(*args: object, **kwargs: object) -> object:
+    @asynccontextmanager
+    async def unreachable(*args: object) -> AsyncIterator[object]:
         nonlocal calls
         calls += 1
         raise ConnectionError("database unreachable")
+        yield  # pragma: no cover - a generator, so that it is a context manager
 
-    monkeypatch.setattr(prepared, "connection_of", unreachable)
+    monkeypatch.setattr(prepared, "connection", unreachable)
     # More failures than runners: a runner that failed must not be lost for good.
     for i in range(3):
         await left_to_route(app, topup(api, card, 10, key=f"k{i}"), 200, None)

@@ -33,7 +33,8 @@ from datetime import timedelta
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from finplat.db.dialect import insert_ignoring_conflicts, is_postgresql
+from finplat.db import prepared
+from finplat.db.dialect import insert_ignoring_conflicts
 from finplat.db.unit_of_work import unit_of_work
 from finplat.kit.clock import utcnow
 from finplat.providers.cards import sandbox_bulk_loads
@@ -470,10 +471,10 @@ class SandboxCardProgram:
         loads need PostgreSQL: on SQLite every order is left to `load`."""
         if self.sim.latency_ms:
             await asyncio.sleep(self.sim.latency_ms / 1000)
-        async with unit_of_work(self.factory) as session:
-            if not is_postgresql(session):
-                return [None] * len(orders)
-            return await sandbox_bulk_loads.make(session, provider=self.name, orders=orders)
+        if self.factory.kw["bind"].dialect.name != "postgresql":
+            return [None] * len(orders)
+        async with prepared.connection(self.factory) as pg:
+            return await sandbox_bulk_loads.make(pg, provider=self.name, orders=orders)
 
     async def widget(
         self, *, company_id: int, card_id: str, ttl_seconds: int, base_url: str = ""

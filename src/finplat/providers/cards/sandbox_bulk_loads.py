@@ -13,8 +13,8 @@ from __future__ import annotations
 import secrets
 from collections.abc import Sequence
 
+import asyncpg
 from asyncpg.exceptions import UniqueViolationError
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.db import prepared
 from finplat.kit.clock import utcnow
@@ -65,7 +65,7 @@ def scoped_key(provider: str, company_id: int, key: str) -> str:
 
 
 async def make(
-    session: AsyncSession, *, provider: str, orders: Sequence[LoadOrder]
+    pg: asyncpg.Connection, *, provider: str, orders: Sequence[LoadOrder]
 ) -> list[CardMovement | None]:
     """Make the orders that can be made in bulk (see the module docstring)."""
     chosen: list[int] = []
@@ -80,7 +80,6 @@ async def make(
         return made
     now = utcnow()
     picked = [orders[i] for i in chosen]
-    pg = await prepared.connection_of(session)
     try:
         rows = await prepared.fetch(
             pg,
