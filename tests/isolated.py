@@ -29,6 +29,9 @@ class Isolated:
 
 @asynccontextmanager
 async def isolated(label: str, **overrides: object) -> AsyncIterator[Isolated]:
+    # Setup bursts (cards ordered, funded) and parallel requests can pass the default
+    # 100/second; the rate limit has tests of its own (tests/test_limits.py).
+    overrides.setdefault("rate_limit", "100000/second")
     async with migrated_database(label) as url:
         settings = Settings(database_url=url, **overrides)  # type: ignore[arg-type]
         app = create_app(settings)
