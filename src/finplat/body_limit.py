@@ -12,6 +12,7 @@ import json
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from finplat.asgi_response import send_json
 from finplat.errors import ApiError
 
 
@@ -65,15 +66,4 @@ class BodySizeLimitMiddleware:
     async def _refuse(self, send: Send, limit: int) -> None:
         error = PayloadTooLarge(f"The request body is larger than {limit} bytes.")
         body = json.dumps(error.body().model_dump(mode="json")).encode()
-        await send(
-            {
-                "type": "http.response.start",
-                "status": error.status,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", str(len(body)).encode()),
-                    (b"connection", b"close"),
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": body})
+        await send_json(send, error.status, body, close=True)

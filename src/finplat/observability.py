@@ -19,6 +19,7 @@ from typing import Any
 import structlog
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from finplat.asgi_response import send_json
 from finplat.config import Settings
 from finplat.errors import InternalError
 
@@ -116,17 +117,7 @@ class RequestContextMiddleware:
             if not response_started:
                 error = InternalError(details=f"Request id: {request_id}")
                 body = json.dumps(error.body().model_dump(mode="json")).encode()
-                await send_with_request_id(
-                    {
-                        "type": "http.response.start",
-                        "status": 500,
-                        "headers": [
-                            (b"content-type", b"application/json"),
-                            (b"content-length", str(len(body)).encode()),
-                        ],
-                    }
-                )
-                await send_with_request_id({"type": "http.response.body", "body": body})
+                await send_json(send_with_request_id, 500, body)
         finally:
             log.info(
                 "request",

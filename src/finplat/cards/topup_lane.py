@@ -24,6 +24,7 @@ from typing import Any
 from starlette.routing import BaseRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from finplat.asgi_response import send_json
 from finplat.auth.known_keys import KnownApiKeys
 from finplat.cards import funding
 from finplat.cards.topup_batches import TopupBatches, TopupOrder
@@ -87,17 +88,7 @@ class TopupLane:
         # Named in the access log, as the route is.
         state["company_id"] = order.company_id
         scope["route"] = self._topup_route(scope)
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 200,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", str(len(answer)).encode()),
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": answer})
+        await send_json(send, 200, answer)
 
     async def _order(
         self, scope: Scope, headers: dict[bytes, bytes], body: bytes
