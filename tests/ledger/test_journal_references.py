@@ -34,14 +34,15 @@ async def _posted_reservation(session: AsyncSession, book: Book) -> int:
     return posted.transfer_id
 
 
+async def _an_entry_of(session: AsyncSession, transfer_id: int) -> int:
+    query = select(LedgerEntry.id).where(LedgerEntry.transfer_id == transfer_id).limit(1)
+    return (await session.execute(query)).scalar_one()
+
+
 async def test_an_entry_of_a_missing_transfer_is_reported(session: AsyncSession) -> None:
     book = await open_book(session)
     resolution = await _posted_reservation(session, book)
-    entry = (
-        await session.execute(
-            select(LedgerEntry.id).where(LedgerEntry.transfer_id == resolution).limit(1)
-        )
-    ).scalar_one()
+    entry = await _an_entry_of(session, resolution)
     await session.execute(
         update(LedgerEntry).where(LedgerEntry.id == entry).values(transfer_id=MISSING)
     )
@@ -52,11 +53,7 @@ async def test_an_entry_of_a_missing_transfer_is_reported(session: AsyncSession)
 async def test_an_entry_on_a_missing_account_is_reported(session: AsyncSession) -> None:
     book = await open_book(session)
     resolution = await _posted_reservation(session, book)
-    entry = (
-        await session.execute(
-            select(LedgerEntry.id).where(LedgerEntry.transfer_id == resolution).limit(1)
-        )
-    ).scalar_one()
+    entry = await _an_entry_of(session, resolution)
     await session.execute(
         update(LedgerEntry).where(LedgerEntry.id == entry).values(account_id=MISSING)
     )

@@ -305,7 +305,7 @@ class _Batch:
             or not self._loads_in_bulk(row["provider"])
         ):
             return None
-        fee = _schedule(row).topup_fee(order.amount_minor)
+        fee = _topup_fee(row, order.amount_minor)
         if order.amount_minor - fee <= 0:
             return None
         master = shards.get(order.company_id)
@@ -457,15 +457,12 @@ def _reserved(waiting: _Waiting) -> repository.Reserved:
     return waiting.reserved
 
 
-def _schedule(row: asyncpg.Record) -> fees.FeeSchedule:
-    if row["topup_fee_percent"] is None:
-        return fees.DEFAULT_SCHEDULE
-    return fees.FeeSchedule(
-        topup_percent=Decimal(row["topup_fee_percent"]),
-        topup_fixed_minor=int(row["topup_fixed_fee_minor"]),
-        unload_percent=Decimal(0),
-        unload_fixed_minor=0,
-        decline_fee_minor=0,
+def _topup_fee(row: asyncpg.Record, amount_minor: int) -> int:
+    """The card's tier's top-up fee, as `fees.FeeSchedule.topup_fee` charges it."""
+    if row["topup_fee_percent"] is None:  # no schedule for the tier
+        return fees.DEFAULT_SCHEDULE.topup_fee(amount_minor)
+    return fees.fee_of(
+        amount_minor, Decimal(row["topup_fee_percent"]), int(row["topup_fixed_fee_minor"])
     )
 
 

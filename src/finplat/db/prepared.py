@@ -26,6 +26,12 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, a
 STATEMENT_LIFETIME_SECONDS = 10
 
 
+def serves(factory: async_sessionmaker[AsyncSession]) -> bool:
+    """Whether the factory's database is one `connection` lends connections of (PostgreSQL)."""
+    bind = factory.kw.get("bind")
+    return isinstance(bind, AsyncConnection | AsyncEngine) and bind.dialect.name == "postgresql"
+
+
 @asynccontextmanager
 async def connection(
     factory: async_sessionmaker[AsyncSession],
@@ -55,10 +61,3 @@ async def fetch(pg: asyncpg.Connection, sql: str, *args: Any) -> list[asyncpg.Re
             return rows
     rows = await pg.fetch(sql, *args)
     return rows
-
-
-@asynccontextmanager
-async def transaction(pg: asyncpg.Connection) -> AsyncIterator[asyncpg.Connection]:
-    """Several statements as one unit: a transaction, or a savepoint inside an open one."""
-    async with pg.transaction():
-        yield pg

@@ -471,7 +471,7 @@ class SandboxCardProgram:
         loads need PostgreSQL: on SQLite every order is left to `load`."""
         if self.sim.latency_ms:
             await asyncio.sleep(self.sim.latency_ms / 1000)
-        if self.factory.kw["bind"].dialect.name != "postgresql":
+        if not prepared.serves(self.factory):
             return [None] * len(orders)
         async with prepared.connection(self.factory) as pg:
             return await sandbox_bulk_loads.make(pg, provider=self.name, orders=orders)
