@@ -60,7 +60,8 @@ LEFT JOIN card_fee_schedules s ON s.company_id = c.company_id AND s.tier_id = c.
 # the rows are written, and the ledger balances are locked and changed last (the company's
 # master account row is the one every top-up of the company waits for). A card that no longer
 # accepts money once locked stops the statement (`finplat_assert`): nothing is written and the
-# batch reads again.
+# batch reads again. Rows to lock are named by an array rather than joined with the batch's
+# rows: under FOR UPDATE, PostgreSQL keeps a whole copy of every joined row for its re-checks.
 CARD_CHANGED = "a card changed while its batch was planned"
 _RESERVE = f"""
 WITH asked AS (
@@ -83,7 +84,8 @@ WITH asked AS (
   RETURNING company_id, key
 ), c AS (
   SELECT c.id FROM cards c
-  WHERE c.id IN (SELECT u.card FROM u JOIN claimed k ON k.company_id = u.cid AND k.key = u.ikey)
+  WHERE c.id = ANY (ARRAY(SELECT u.card FROM u
+                          JOIN claimed k ON k.company_id = u.cid AND k.key = u.ikey))
     AND c.status <> '{CardStatus.CANCELLED.value}' AND c.outstanding_fee_minor = 0
   ORDER BY c.id
   FOR UPDATE
@@ -152,7 +154,7 @@ WITH u AS (
                        $7::bigint[], $8::text[], $9::text[], $10::bytea[])
     AS u(card, cid, fid, tid, mid, balance, ikey, tok, body)
 ), c AS (
-  SELECT x.id FROM cards x WHERE x.id IN (SELECT u.card FROM u) ORDER BY x.id FOR UPDATE
+  SELECT x.id FROM cards x WHERE x.id = ANY ($2::bigint[]) ORDER BY x.id FOR UPDATE
 ), r AS (
   UPDATE ledger_transfers p SET status = '{TransferStatus.POSTED.value}'
   FROM u

@@ -2,8 +2,10 @@
 
 An order is made here only when `load` would simply make it: the card is the company's,
 exposed, neither pending nor cancelled, the key unused and no fault armed on `load` for the
-company. Its card row is locked (in card order), its balance raised, and the movement and the
-`LOAD` transaction recorded, as `SandboxCardProgram.load` does one by one. Anything else is
+company. Its card row is locked (in card order, named by the array of card ids: a join with
+the orders under FOR UPDATE would make PostgreSQL copy each order's row), its balance raised,
+and the movement and the `LOAD` transaction recorded, as `SandboxCardProgram.load` does one by
+one. Anything else is
 left to `load` (None). A key used concurrently fails the statement on its unique index: then
 nothing is made and every order is left to `load`.
 """
@@ -25,18 +27,18 @@ WITH u AS (
   SELECT * FROM unnest($3::int[], $4::text[], $5::bigint[], $6::text[], $7::bigint[], $8::text[],
                        $9::text[]) AS u(ord, ref, cid, skey, amount, mid, txid)
 ), c AS (
-  SELECT c.id, c.card_id, c.currency FROM sandbox_cardprov_cards c
-  JOIN u ON u.ref = c.card_id AND u.cid = c.company_id
-  WHERE c.provider = $1 AND NOT c.hidden AND c.status NOT IN ('CANCELLED', 'PENDING')
+  SELECT c.id, c.card_id, c.company_id, c.currency FROM sandbox_cardprov_cards c
+  WHERE c.card_id = ANY ($4::text[])
+    AND c.provider = $1 AND NOT c.hidden AND c.status NOT IN ('CANCELLED', 'PENDING')
     AND NOT EXISTS (SELECT 1 FROM sandbox_faults f WHERE f.company_id = c.company_id
                     AND f.provider = $1 AND f.operation = 'load' AND f.remaining > 0)
-    AND NOT EXISTS (SELECT 1 FROM sandbox_cardprov_movements m WHERE m.idempotency_key = u.skey)
   ORDER BY c.id
   FOR UPDATE OF c
 ), b AS (
   UPDATE sandbox_cardprov_cards s SET balance_minor = s.balance_minor + u.amount, updated_at = $2
-  FROM u JOIN c ON c.card_id = u.ref
+  FROM u JOIN c ON c.card_id = u.ref AND c.company_id = u.cid
   WHERE s.id = c.id
+    AND NOT EXISTS (SELECT 1 FROM sandbox_cardprov_movements m WHERE m.idempotency_key = u.skey)
   RETURNING s.card_id, s.balance_minor
 ), m AS (
   INSERT INTO sandbox_cardprov_movements (company_id, provider, movement_id, idempotency_key,
