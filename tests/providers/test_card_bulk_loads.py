@@ -161,28 +161,43 @@ async def test_a_second_order_for_one_card_is_left_to_load(
     assert (await cards.card(company_id=tenant.company_id, card_id=ref)).balance_minor == 300
 
 
-@on_postgresql
-async def test_loads_are_answered_not_reported_by_callback(
-    session_factory: async_sessionmaker[AsyncSession], tenant: Tenant
-) -> None:
-    cards = program(session_factory)
-    ref = await issued(cards, tenant.company_id, "c-1")
-    await cards.load_many([LoadOrder(tenant.company_id, ref, "k-1", 300)])
-    await cards.load(
-        company_id=tenant.company_id, card_id=ref, idempotency_key="k-2", amount_minor=300
-    )
-    await cards.unload(
-        company_id=tenant.company_id, card_id=ref, idempotency_key="k-3", amount_minor=100
-    )
+async def transactions_reported(
+    session_factory: async_sessionmaker[AsyncSession], company_id: int
+) -> int:
     async with session_factory() as session:
-        reported = (
+        return (
             await session.execute(
                 select(func.count())
                 .select_from(SandboxCallback)
                 .where(
-                    SandboxCallback.company_id == tenant.company_id,
+                    SandboxCallback.company_id == company_id,
                     SandboxCallback.type == "card.transaction",
                 )
             )
         ).scalar_one()
-    assert reported == 0
+
+
+async def test_a_load_or_unload_is_answered_not_reported_by_callback(
+    session_factory: async_sessionmaker[AsyncSession], tenant: Tenant
+) -> None:
+    cards = program(session_factory)
+    ref = await issued(cards, tenant.company_id, "c-1")
+    await cards.load(
+        company_id=tenant.company_id, card_id=ref, idempotency_key="k-1", amount_minor=300
+    )
+    await cards.unload(
+        company_id=tenant.company_id, card_id=ref, idempotency_key="k-2", amount_minor=100
+    )
+    assert (await cards.card(company_id=tenant.company_id, card_id=ref)).balance_minor == 200
+    assert await transactions_reported(session_factory, tenant.company_id) == 0
+
+
+@on_postgresql
+async def test_bulk_loads_are_answered_not_reported_by_callback(
+    session_factory: async_sessionmaker[AsyncSession], tenant: Tenant
+) -> None:
+    cards = program(session_factory)
+    ref = await issued(cards, tenant.company_id, "c-1")
+    (made,) = await cards.load_many([LoadOrder(tenant.company_id, ref, "k-1", 300)])
+    assert made is not None
+    assert await transactions_reported(session_factory, tenant.company_id) == 0
