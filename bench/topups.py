@@ -12,7 +12,9 @@ Usage: bench/topups.py [--seconds S] [--clients C] [--workers W] [--procs P]
    after a short warm-up, in two scenarios:
      spread: many companies, each with its own master account, cards spread over them;
      hot:    one company, so every top-up debits the same master account.
-   Prints one JSON line per scenario: {"scenario", "ops_per_s", "p50_ms", "p99_ms", ...}.
+   Prints one JSON line per scenario: {"scenario", "ops_per_s", "p50_ms", "p99_ms", ...},
+   with the CPU per top-up of the server and of the database's backends over the window
+   (`cpu_accounting`).
 4. Stops the server, runs `finplat ledger verify` on the bench database, drops it.
 
 Exit status 1 when the ledger does not verify or any top-up failed (the failures are counted in
@@ -33,13 +35,16 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import asyncpg
+import cpu_accounting
 import httpx
+from cpu_accounting import CpuSample
 
 ROOT = Path(__file__).resolve().parent.parent
 FINPLAT = str(ROOT / ".venv" / "bin" / "finplat")
@@ -116,6 +121,12 @@ class Server:
                     pass
                 await asyncio.sleep(0.1)
         raise RuntimeError("finplat serve did not become healthy within 60 s")
+
+    def cpu_watch(self, database: str) -> Callable[[], CpuSample | None]:
+        """Samples of the CPU used by the server's processes and `database`'s backends."""
+        assert self.proc is not None
+        group = self.proc.pid  # its own session: the group of its workers too
+        return lambda: cpu_accounting.sample(group, database, time.monotonic())
 
     def stop(self) -> None:
         if self.proc is None or self.proc.poll() is not None:
@@ -337,8 +348,19 @@ def load_process(spec: LoadSpec) -> LoadResult:
     return asyncio.run(run_clients(spec))
 
 
+def sample_at(when: float, watch: Callable[[], CpuSample | None]) -> CpuSample | None:
+    time.sleep(max(0.0, when - time.time()))
+    return watch()
+
+
 def drive(
-    port: int, targets: list[tuple[str, int]], clients: int, procs: int, seconds: float, tag: str
+    port: int,
+    targets: list[tuple[str, int]],
+    clients: int,
+    procs: int,
+    seconds: float,
+    tag: str,
+    watch: Callable[[], CpuSample | None] = lambda: None,
 ) -> dict[str, Any]:
     start_at = time.time() + 1.0 + WARMUP_SECONDS  # 1 s for the load processes to start
     stop_at = start_at + seconds
@@ -349,7 +371,10 @@ def drive(
         specs.append(LoadSpec(port, targets, n, first, clients, start_at, stop_at, tag))
         first += n
     with ProcessPoolExecutor(max_workers=procs) as pool:
-        results = list(pool.map(load_process, specs))
+        running = [pool.submit(load_process, spec) for spec in specs]
+        cpu_before = sample_at(start_at, watch)
+        cpu_after = sample_at(stop_at, watch)
+        results = [job.result() for job in running]
     latencies = sorted(x for r in results for x in r.latencies)
     errors: Counter[int] = Counter()
     for r in results:
@@ -374,6 +399,7 @@ def drive(
         "seconds": seconds,
         "cards": len(targets),
         "companies": len({k for k, _ in targets}),
+        **cpu_accounting.per_top_up(cpu_before, cpu_after, ok),
     }
 
 
@@ -466,7 +492,13 @@ def main() -> int:
                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                 )  # fmt: skip
             line = drive(
-                server.port, plans[scenario], args.clients, args.procs, args.seconds, scenario
+                server.port,
+                plans[scenario],
+                args.clients,
+                args.procs,
+                args.seconds,
+                scenario,
+                watch=server.cpu_watch(name),
             )
             print(json.dumps(line), flush=True)
             failed = failed or line["errors"] > 0

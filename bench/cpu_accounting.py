@@ -1,0 +1,83 @@
+"""Where a bench run's CPU goes: the server's processes, the bench database's PostgreSQL
+backends, and the machine as a whole, read from /proc (Linux) at the start and at the end of
+the measured window.
+
+Throughput on a shared machine moves with its speed (a third within an hour here); CPU time
+per top-up, split by process, is what says which side a change has to make cheaper.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+_PROC = Path("/proc")
+
+
+@dataclass(frozen=True)
+class CpuSample:
+    """Seconds of CPU used so far: by each process of interest (by pid), and by the machine."""
+
+    server: dict[int, float]
+    database: dict[int, float]
+    machine_busy: float
+    wall: float
+
+
+def _process_seconds(stat: str) -> tuple[int, float]:
+    """(process group, user + system seconds) from a /proc/<pid>/stat line."""
+    fields = stat.rsplit(")", 1)[1].split()
+    ticks = os.sysconf("SC_CLK_TCK")
+    return int(fields[2]), (int(fields[11]) + int(fields[12])) / ticks
+
+
+def _machine_busy_seconds() -> float:
+    values = [int(v) for v in (_PROC / "stat").read_text().split("\n", 1)[0].split()[1:9]]
+    idle = values[3] + values[4]  # idle and iowait
+    return (sum(values) - idle) / os.sysconf("SC_CLK_TCK")
+
+
+def sample(server_group: int, database: str, wall: float) -> CpuSample | None:
+    """The CPU used so far by the server's process group and the backends serving `database`;
+    None where /proc is not there to read."""
+    if not (_PROC / "stat").exists():
+        return None
+    server: dict[int, float] = {}
+    backends: dict[int, float] = {}
+    for entry in _PROC.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue  # gone meanwhile
+        group, seconds = _process_seconds(stat)
+        if group == server_group:
+            server[int(entry.name)] = seconds
+        elif command.startswith("postgres:") and f" {database} " in command:
+            backends[int(entry.name)] = seconds
+    return CpuSample(server, backends, _machine_busy_seconds(), wall)
+
+
+def _used(before: dict[int, float], after: dict[int, float]) -> float:
+    # A process started in the window counts from zero; one that ended in it is lost (rare:
+    # the server's workers and the pool's connections live through the run).
+    return sum(seconds - before.get(pid, 0.0) for pid, seconds in after.items())
+
+
+def per_top_up(before: CpuSample | None, after: CpuSample | None, ops: int) -> dict[str, float]:
+    """Microseconds of CPU per top-up for the server and PostgreSQL, and how busy the whole
+    machine was (percent of all its cores) over the window."""
+    if before is None or after is None or ops <= 0:
+        return {}
+    wall = after.wall - before.wall
+    cores = os.cpu_count() or 1
+    return {
+        "server_cpu_us_per_op": round(_used(before.server, after.server) / ops * 1e6),
+        "postgres_cpu_us_per_op": round(_used(before.database, after.database) / ops * 1e6),
+        "machine_busy_pct": round(
+            100 * (after.machine_busy - before.machine_busy) / (wall * cores), 1
+        ),
+    }
