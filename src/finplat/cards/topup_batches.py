@@ -23,7 +23,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
-import secrets
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -44,6 +43,7 @@ from finplat.db import prepared
 from finplat.idempotency.service import derived_key
 from finplat.kit.clock import utcnow
 from finplat.kit.money import exact_json_numbers, from_minor
+from finplat.kit.random_tokens import hex_tokens
 from finplat.observability import error_frames
 from finplat.providers.cards.base import BulkCardLoads, CardMovement, LoadOrder
 from finplat.providers.registry import Providers
@@ -273,10 +273,9 @@ class _Batch:
         planned: list[_Waiting] = []
         for waiting in self.batch:
             waiting.reservation = waiting.reserved = None
-        tokens = secrets.token_hex(16 * len(rows))  # the keys' lease tokens, in one draw
-        for index, row in enumerate(rows):
+        tokens = hex_tokens(len(rows), 16)  # the keys' lease tokens
+        for row, token in zip(rows, tokens, strict=True):
             waiting = self.batch[row["ord"]]
-            token = tokens[32 * index : 32 * index + 32]
             reservation = self._reservation_of(waiting.order, row, shards, token)
             if reservation is not None:
                 waiting.reservation = reservation

@@ -5,14 +5,12 @@ exposed, neither pending nor cancelled, the key unused and no fault armed on `lo
 company. Its card row is locked (in card order, named by the array of card ids: a join with
 the orders under FOR UPDATE would make PostgreSQL copy each order's row), its balance raised,
 and the movement and the `LOAD` transaction recorded, as `SandboxCardProgram.load` does one by
-one. Anything else is
-left to `load` (None). A key used concurrently fails the statement on its unique index: then
-nothing is made and every order is left to `load`.
+one. Anything else is left to `load` (None). A key used concurrently fails the statement on its
+unique index: then nothing is made and every order is left to `load`.
 """
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Sequence
 
 import asyncpg
@@ -20,6 +18,7 @@ from asyncpg.exceptions import UniqueViolationError
 
 from finplat.db import prepared
 from finplat.kit.clock import utcnow
+from finplat.kit.random_tokens import hex_tokens
 from finplat.providers.cards.base import CardMovement, LoadOrder
 
 _LOAD = """
@@ -56,9 +55,8 @@ SELECT u.ord, u.mid, b.balance_minor FROM u JOIN b ON b.card_id = u.ref
 
 
 def _ids(prefix: str, count: int) -> list[str]:
-    """`count` random ids of 96 bits, as `load` makes them (one call for them all)."""
-    digits = secrets.token_hex(12 * count)
-    return [prefix + digits[i : i + 24] for i in range(0, 24 * count, 24)]
+    """`count` random ids of 96 bits, as `load` makes them (one draw for them all)."""
+    return [prefix + token for token in hex_tokens(count, 12)]
 
 
 def scoped_key(provider: str, company_id: int, key: str) -> str:
