@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 _PROC = Path("/proc")
+_TICKS = os.sysconf("SC_CLK_TCK")  # clock ticks per CPU second
 
 
 @dataclass(frozen=True)
@@ -28,14 +29,13 @@ class CpuSample:
 def _process_seconds(stat: str) -> tuple[int, float]:
     """(process group, user + system seconds) from a /proc/<pid>/stat line."""
     fields = stat.rsplit(")", 1)[1].split()
-    ticks = os.sysconf("SC_CLK_TCK")
-    return int(fields[2]), (int(fields[11]) + int(fields[12])) / ticks
+    return int(fields[2]), (int(fields[11]) + int(fields[12])) / _TICKS
 
 
 def _machine_busy_seconds() -> float:
     values = [int(v) for v in (_PROC / "stat").read_text().split("\n", 1)[0].split()[1:9]]
     idle = values[3] + values[4]  # idle and iowait
-    return (sum(values) - idle) / os.sysconf("SC_CLK_TCK")
+    return (sum(values) - idle) / _TICKS
 
 
 def sample(server_group: int, database: str, wall: float) -> CpuSample | None:
