@@ -101,10 +101,10 @@ WITH asked AS (
   FROM g
   RETURNING 1
 ), legs AS (
-  SELECT g.tid, l.acc, l.shard, l.hot, l.amount
-  FROM g CROSS JOIN LATERAL (VALUES (g.macc, g.mshard, true, -g.amount),
-                                    (g.cacc, 0, false, g.amount - g.fee),
-                                    (g.racc, g.rshard, true, g.fee)) AS l(acc, shard, hot, amount)
+  SELECT g.tid, l.acc, l.shard, l.amount
+  FROM g CROSS JOIN LATERAL (VALUES (g.macc, g.mshard, -g.amount),
+                                    (g.cacc, 0, g.amount - g.fee),
+                                    (g.racc, g.rshard, g.fee)) AS l(acc, shard, amount)
   WHERE l.amount <> 0
 ), e AS (
   INSERT INTO ledger_entries (transfer_id, account_id, shard, layer, amount, currency)
@@ -125,15 +125,16 @@ WITH asked AS (
 ), written AS (
   SELECT (SELECT count(*) FROM t) + (SELECT count(*) FROM e) + (SELECT count(*) FROM f) AS rows
 ), d AS (
-  SELECT legs.acc, legs.shard, bool_or(legs.hot) AS hot,
+  SELECT legs.acc, legs.shard,
          sum(CASE WHEN legs.amount < 0 THEN -legs.amount ELSE 0 END) AS debits,
          sum(CASE WHEN legs.amount > 0 THEN legs.amount ELSE 0 END) AS credits
   FROM legs GROUP BY legs.acc, legs.shard
 ), locked AS (
   SELECT b.account_id, b.shard FROM ledger_balances b
   JOIN d ON b.account_id = d.acc AND b.shard = d.shard
+  JOIN ledger_accounts a ON a.id = b.account_id
   CROSS JOIN written
-  ORDER BY d.hot, b.account_id, b.shard
+  ORDER BY a.shard_count > 1, b.account_id, b.shard
   FOR UPDATE OF b
 ), b AS (
   UPDATE ledger_balances b SET pending_debits = b.pending_debits + d.debits,

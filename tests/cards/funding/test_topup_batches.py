@@ -19,6 +19,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
+import asyncpg
 import httpx
 import pytest
 from fastapi import FastAPI
@@ -33,7 +34,9 @@ from finplat.cards.topup_batches import TopupBatches, TopupBatchStats, render
 from finplat.companies import service as companies
 from finplat.db import prepared
 from finplat.idempotency.models import IdempotencyKey
+from finplat.ledger import service as ledger_service
 from finplat.ledger.models import LedgerAccount, LedgerEntry, LedgerTransfer
+from finplat.ledger.service import CompanyAccount
 from finplat.ledger.verification import verify
 from finplat.providers.cards.models import SandboxCardprovMovement, SandboxCardprovTransaction
 from finplat.providers.cards.sandbox_bulk_loads import scoped_key
@@ -642,6 +645,71 @@ async def test_32_parallel_batched_top_ups_with_one_key_post_once() -> None:
         assert await card_balance(env.client, card) == Decimal("9.9") + Decimal("99")
         async with env.app.state.session_factory() as session:
             assert (await verify(session)).ok
+
+
+@postgresql
+async def test_a_batch_locks_ledger_balances_in_the_ledgers_order(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Single-shard accounts first, by account id, then sharded ones: the order every ledger
+    posting takes (`ledger.service`), whichever accounts are sharded. With a one-shard master
+    account made before the card's, a batch blocked on the card's balance already holds the
+    master's."""
+    monkeypatch.setitem(ledger_service._COMPANY_ACCOUNT_RULES, CompanyAccount.MASTER, (False, 1))
+    async with isolated("topupbatch", database_pool_size=40) as env:
+        await fund_master(env.client, 1000.0)
+        card = await batchable_card(env.client, master=0)
+        accounts = await ledger_accounts(env.app.state.session_factory, env.company_id)
+        master, card_account = accounts["master"], accounts["card"]
+        assert master < card_account
+        dsn = env.url.replace("+asyncpg", "")
+        holder, prober = await asyncpg.connect(dsn), await asyncpg.connect(dsn)
+        try:
+            async with holder.transaction():
+                await holder.execute(
+                    "SELECT 1 FROM ledger_balances WHERE account_id = $1 FOR UPDATE", card_account
+                )
+                before = snapshot(env.app)
+                pending = asyncio.create_task(topup(env.client, card, 25, key="ordered"))
+                await waiting_for_a_row_lock(prober)
+                with pytest.raises(asyncpg.LockNotAvailableError):
+                    async with prober.transaction():
+                        await prober.execute(
+                            "SELECT 1 FROM ledger_balances WHERE account_id = $1 FOR UPDATE NOWAIT",
+                            master,
+                        )
+            response = await pending
+        finally:
+            await holder.close()
+            await prober.close()
+        assert response.status_code == 200, response.text
+        assert since(env.app, before) == (1, 0)
+
+
+async def ledger_accounts(
+    factory: async_sessionmaker[AsyncSession], company_id: int
+) -> dict[str, int]:
+    """The company's ledger account ids by code (one card here)."""
+    async with factory() as session:
+        rows = await session.execute(
+            select(LedgerAccount.code, LedgerAccount.id).where(
+                LedgerAccount.company_id == company_id
+            )
+        )
+        return {code: account_id for code, account_id in rows}
+
+
+async def waiting_for_a_row_lock(pg: asyncpg.Connection) -> None:
+    """Until a statement of the database waits for a lock another transaction holds."""
+    for _ in range(500):
+        waiting = await pg.fetchval(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+            " AND wait_event_type = 'Lock'"
+        )
+        if waiting:
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("no statement came to wait for the held row lock")
 
 
 # ------------------------------------------------------------------------------- SQLite
