@@ -31,10 +31,14 @@ def backend() -> str:
     return "postgresql" if server_url() else "sqlite"
 
 
+def asyncpg_dsn(url: str) -> str:
+    """The PostgreSQL database of a SQLAlchemy `url`, as `asyncpg.connect` takes it."""
+    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+
+
 async def _on_server(base: str, statement: str) -> None:
     """Run one statement (CREATE or DROP DATABASE) on the PostgreSQL server of `base`."""
-    dsn = make_url(base).set(drivername="postgresql").render_as_string(hide_password=False)
-    admin = await asyncpg.connect(dsn)
+    admin = await asyncpg.connect(asyncpg_dsn(base))
     try:
         await admin.execute(statement)
     finally:

@@ -52,7 +52,7 @@ from tests.cards.funding.steps import (
     topup,
 )
 from tests.conftest import Tenant, TenantFactory
-from tests.databases import backend
+from tests.databases import asyncpg_dsn, backend
 from tests.isolated import isolated
 from tests.onboarding import set_fault
 
@@ -662,7 +662,7 @@ async def test_a_batch_locks_ledger_balances_in_the_ledgers_order(
         accounts = await ledger_accounts(env.app.state.session_factory, env.company_id)
         master, card_account = accounts["master"], accounts["card"]
         assert master < card_account
-        dsn = env.url.replace("+asyncpg", "")
+        dsn = asyncpg_dsn(env.url)
         holder, prober = await asyncpg.connect(dsn), await asyncpg.connect(dsn)
         try:
             async with holder.transaction():
