@@ -55,6 +55,18 @@ JOIN accounts a ON a.company_id = u.company_id
 LEFT JOIN card_fee_schedules s ON s.company_id = c.company_id AND s.tier_id = c.tier_id
 """  # noqa: S608
 
+# The balance rows of `d` (account_id, shard), locked once every other row of the statement is
+# written (`written`), in the order every ledger posting takes (`ledger.service`): single-shard
+# accounts first, then sharded ones, each by account and shard.
+_LOCK_BALANCES = """
+  SELECT b.account_id, b.shard FROM ledger_balances b
+  JOIN d ON b.account_id = d.account_id AND b.shard = d.shard
+  JOIN ledger_accounts a ON a.id = b.account_id
+  CROSS JOIN written
+  ORDER BY a.shard_count > 1, b.account_id, b.shard
+  FOR UPDATE OF b
+"""
+
 # One statement, so that nothing is held between round trips: the keys are claimed first (the
 # order every request takes its locks in), then the cards are locked and checked again, then
 # the rows are written, and the ledger balances are locked and changed last (the company's
@@ -125,23 +137,16 @@ WITH asked AS (
 ), written AS (
   SELECT (SELECT count(*) FROM t) + (SELECT count(*) FROM e) + (SELECT count(*) FROM f) AS rows
 ), d AS (
-  SELECT legs.acc, legs.shard,
+  SELECT legs.acc AS account_id, legs.shard,
          sum(CASE WHEN legs.amount < 0 THEN -legs.amount ELSE 0 END) AS debits,
          sum(CASE WHEN legs.amount > 0 THEN legs.amount ELSE 0 END) AS credits
   FROM legs GROUP BY legs.acc, legs.shard
-), locked AS (
-  SELECT b.account_id, b.shard FROM ledger_balances b
-  JOIN d ON b.account_id = d.acc AND b.shard = d.shard
-  JOIN ledger_accounts a ON a.id = b.account_id
-  CROSS JOIN written
-  ORDER BY a.shard_count > 1, b.account_id, b.shard
-  FOR UPDATE OF b
-), b AS (
+), locked AS ({_LOCK_BALANCES}), b AS (
   UPDATE ledger_balances b SET pending_debits = b.pending_debits + d.debits,
       pending_credits = b.pending_credits + d.credits
   FROM d
-  WHERE b.account_id = d.acc AND b.shard = d.shard
-    AND EXISTS (SELECT 1 FROM locked l WHERE l.account_id = d.acc AND l.shard = d.shard)
+  WHERE b.account_id = d.account_id AND b.shard = d.shard
+    AND EXISTS (SELECT 1 FROM locked l WHERE l.account_id = d.account_id AND l.shard = d.shard)
 )
 SELECT g.ord, g.fid, g.tid FROM g
 """  # noqa: S608
@@ -211,14 +216,7 @@ WITH u AS (
          sum(CASE WHEN v.layer = '{Layer.PENDING_CREDIT.value}' THEN -v.amount ELSE 0 END)
            AS credits
   FROM reserved v GROUP BY v.account_id, v.shard
-), locked AS (
-  SELECT b.account_id, b.shard FROM ledger_balances b
-  JOIN d ON b.account_id = d.account_id AND b.shard = d.shard
-  JOIN ledger_accounts a ON a.id = b.account_id
-  CROSS JOIN written
-  ORDER BY a.shard_count > 1, b.account_id, b.shard
-  FOR UPDATE OF b
-), b AS (
+), locked AS ({_LOCK_BALANCES}), b AS (
   UPDATE ledger_balances b SET posted = b.posted + d.posted,
       pending_debits = b.pending_debits + d.debits, pending_credits = b.pending_credits + d.credits
   FROM d
