@@ -51,7 +51,8 @@ format: install
 	$(VENV)/bin/ruff check --fix src tests migrations
 
 # Card top-up benchmark (issue 5): a real server on a fresh PostgreSQL database, `spread` and
-# `hot` scenarios, then the pgbench yardstick when ../shared/bench is present, then the ratios.
+# `hot` scenarios and the pgbench yardstick (when ../shared/bench is present) measured in
+# interleaved rounds (bench/rounds.py), then the ratios.
 # BENCH_SECONDS / BENCH_CLIENTS tune the run; BENCH_ARGS passes more (e.g. --workers 2).
 BENCH_SECONDS ?= 20
 BENCH_CLIENTS ?= 32
@@ -59,10 +60,10 @@ CEILING := ../shared/bench/ceiling.sh
 
 bench: install
 	@mkdir -p var
-	@$(PY) bench/topups.py --seconds $(BENCH_SECONDS) --clients $(BENCH_CLIENTS) $(BENCH_ARGS) \
-		> var/bench.jsonl; status=$$?; cat var/bench.jsonl; exit $$status
-	@if [ -x $(CEILING) ]; then $(CEILING) $(BENCH_SECONDS) 16 | tee -a var/bench.jsonl; \
-		else echo '[bench] $(CEILING) not found: no ceiling figure'; fi
+	@ceiling=; if [ -x $(CEILING) ]; then ceiling="--ceiling $(CEILING)"; \
+		else echo '[bench] $(CEILING) not found: no ceiling figure'; fi; \
+	$(PY) bench/topups.py --seconds $(BENCH_SECONDS) --clients $(BENCH_CLIENTS) $$ceiling \
+		$(BENCH_ARGS) > var/bench.jsonl; status=$$?; cat var/bench.jsonl; exit $$status
 	@$(PY) bench/ratio.py var/bench.jsonl
 
 clean:

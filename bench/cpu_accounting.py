@@ -1,6 +1,6 @@
 """Where a bench run's CPU goes: the server's processes, the bench database's PostgreSQL
 backends, and the machine as a whole, read from /proc (Linux) at the start and at the end of
-the measured window.
+each measured window.
 
 Throughput on a shared machine moves with its speed (a third within an hour here); CPU time
 per top-up, split by process, is what says which side a change has to make cheaper.
@@ -9,6 +9,7 @@ per top-up, split by process, is what says which side a change has to make cheap
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -67,17 +68,22 @@ def _used(before: dict[int, float], after: dict[int, float]) -> float:
     return sum(seconds - before.get(pid, 0.0) for pid, seconds in after.items())
 
 
-def per_top_up(before: CpuSample | None, after: CpuSample | None, ops: int) -> dict[str, float]:
-    """Microseconds of CPU per top-up for the server and PostgreSQL, and how busy the whole
-    machine was (percent of all its cores) over the window."""
-    if before is None or after is None or ops <= 0:
+def per_top_up(
+    windows: Sequence[tuple[CpuSample | None, CpuSample | None]], ops: int
+) -> dict[str, float]:
+    """Microseconds of CPU per top-up for the server and PostgreSQL over the measured windows
+    (each a sample at its start and at its end), and how busy the whole machine was in them
+    (percent of all its cores)."""
+    pairs = [(b, a) for b, a in windows if b is not None and a is not None]
+    if not pairs or len(pairs) < len(windows) or ops <= 0:
         return {}
-    wall = after.wall - before.wall
+    wall = sum(after.wall - before.wall for before, after in pairs)
+    server = sum(_used(before.server, after.server) for before, after in pairs)
+    database = sum(_used(before.database, after.database) for before, after in pairs)
+    busy = sum(after.machine_busy - before.machine_busy for before, after in pairs)
     cores = os.cpu_count() or 1
     return {
-        "server_cpu_us_per_op": round(_used(before.server, after.server) / ops * 1e6),
-        "postgres_cpu_us_per_op": round(_used(before.database, after.database) / ops * 1e6),
-        "machine_busy_pct": round(
-            100 * (after.machine_busy - before.machine_busy) / (wall * cores), 1
-        ),
+        "server_cpu_us_per_op": round(server / ops * 1e6),
+        "postgres_cpu_us_per_op": round(database / ops * 1e6),
+        "machine_busy_pct": round(100 * busy / (wall * cores), 1),
     }

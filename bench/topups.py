@@ -1,6 +1,7 @@
 """Card top-up benchmark: a real `finplat serve` on a fresh PostgreSQL database, driven over HTTP.
 
-Usage: bench/topups.py [--seconds S] [--clients C] [--workers W] [--procs P]
+Usage: bench/topups.py [--seconds S] [--clients C] [--workers W] [--procs P] [--rounds R]
+                       [--ceiling ceiling.sh]
 
 1. Creates `finplat_bench_<random>` on 127.0.0.1:5432 (user postgres) and starts
    `.venv/bin/finplat serve` against it (rate limit lifted, logs at WARNING).
@@ -8,13 +9,17 @@ Usage: bench/topups.py [--seconds S] [--clients C] [--workers W] [--procs P]
    (`finplat company create --json`), their master accounts funded through
    `POST /api/v2/sandbox/company/funding`, KYC-approved users, and active virtual cards.
 3. Drives `POST /api/v2/cards/topup` with a unique Idempotency-Key per request from C
-   concurrent keep-alive HTTP/1.1 connections (raw asyncio, P load processes) for S seconds,
-   after a short warm-up, in two scenarios:
+   concurrent keep-alive HTTP/1.1 connections (raw asyncio, P load processes) for S seconds
+   per scenario, in two scenarios:
      spread: many companies, each with its own master account, cards spread over them;
      hot:    one company, so every top-up debits the same master account.
-   Prints one JSON line per scenario: {"scenario", "ops_per_s", "p50_ms", "p99_ms", ...},
-   with the CPU per top-up of the server and of the database's backends over the window
-   (`cpu_accounting`).
+   With `--ceiling`, the pgbench yardstick too, as a third scenario (`sql-ceiling`). Each
+   scenario's S seconds are cut into R slices (each after a short warm-up) run in rounds
+   whose order reverses every round, so that the machine's drift falls on every scenario
+   alike (`rounds`). Prints one JSON line per scenario, its slices taken together:
+   {"scenario", "ops_per_s", "p50_ms", "p99_ms", ...}, with the CPU per top-up of the server
+   and of the database's backends over its windows (`cpu_accounting`); the yardstick's line
+   has `ceiling.sh`'s shape.
 4. Stops the server, runs `finplat ledger verify` on the bench database, drops it.
 
 Exit status 1 when the ledger does not verify or any top-up failed (the failures are counted in
@@ -44,6 +49,7 @@ from typing import Any
 import asyncpg
 import cpu_accounting
 import httpx
+import rounds
 from cpu_accounting import CpuSample
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -53,6 +59,7 @@ TIER = "Personal Premium"
 FUNDING_USD = 100_000_000  # per company, far more than a run tops up
 SETUP_CONCURRENCY = 8
 WARMUP_SECONDS = 2.0
+CEILING = "sql-ceiling"  # the yardstick's scenario name, as `ceiling.sh` prints it
 
 
 def log(message: str) -> None:
@@ -353,6 +360,16 @@ def sample_at(when: float, watch: Callable[[], CpuSample | None]) -> CpuSample |
     return watch()
 
 
+@dataclass
+class Slice:
+    """One measured slice of a scenario."""
+
+    latencies: list[float]  # seconds, of the successful top-ups
+    errors: Counter[int]
+    window_seconds: float
+    cpu: tuple[CpuSample | None, CpuSample | None]  # at its start and at its end
+
+
 def drive(
     port: int,
     targets: list[tuple[str, int]],
@@ -361,7 +378,9 @@ def drive(
     seconds: float,
     tag: str,
     watch: Callable[[], CpuSample | None] = lambda: None,
-) -> dict[str, Any]:
+) -> Slice:
+    """Top-ups from `clients` connections for `seconds` after a warm-up; `tag` makes the
+    slice's idempotency keys its own."""
     start_at = time.time() + 1.0 + WARMUP_SECONDS  # 1 s for the load processes to start
     stop_at = start_at + seconds
     per = [clients // procs + (1 if i < clients % procs else 0) for i in range(procs)]
@@ -375,31 +394,69 @@ def drive(
         cpu_before = sample_at(start_at, watch)
         cpu_after = sample_at(stop_at, watch)
         results = [job.result() for job in running]
-    latencies = sorted(x for r in results for x in r.latencies)
     errors: Counter[int] = Counter()
     for r in results:
         errors.update(r.errors)
     for sample in [s for r in results for s in r.samples][:5]:
         log(f"{tag}: failed top-up: {sample}")
     window = max(r.last for r in results) - min(r.first for r in results)
-    ok = len(latencies)
+    return Slice(
+        latencies=[x for r in results for x in r.latencies],
+        errors=errors,
+        window_seconds=max(0.0, window),
+        cpu=(cpu_before, cpu_after),
+    )
 
-    def pct(p: float) -> float:
-        return round(latencies[min(ok - 1, int(p * ok))] * 1000, 1) if ok else 0.0
 
+def summary(
+    scenario: str, slices: list[Slice], clients: int, targets: list[tuple[str, int]]
+) -> dict[str, Any]:
+    """The scenario's JSON line: its slices taken together as one window."""
+    combined = rounds.Slices()
+    errors: Counter[int] = Counter()
+    for one in slices:
+        combined.add(one.latencies, one.window_seconds)
+        errors.update(one.errors)
     return {
-        "scenario": tag,
-        "ops_per_s": round(ok / window, 1) if window > 0 else 0.0,
-        "p50_ms": pct(0.50),
-        "p99_ms": pct(0.99),
-        "ok": ok,
+        "scenario": scenario,
+        "ops_per_s": round(combined.ops_per_s, 1),
+        "p50_ms": round(combined.percentile_ms(0.50), 1),
+        "p99_ms": round(combined.percentile_ms(0.99), 1),
+        "ok": combined.ok,
         "errors": sum(errors.values()),
         "error_statuses": {str(k): v for k, v in sorted(errors.items())},
         "clients": clients,
-        "seconds": seconds,
+        "seconds": round(combined.window_seconds, 1),
+        "rounds": len(slices),
         "cards": len(targets),
         "companies": len({k for k, _ in targets}),
-        **cpu_accounting.per_top_up(cpu_before, cpu_after, ok),
+        **cpu_accounting.per_top_up([one.cpu for one in slices], combined.ok),
+    }
+
+
+def run_ceiling(script: str, seconds: int, clients: int) -> dict[str, Any]:
+    """One slice of the pgbench yardstick (`ceiling.sh SECONDS CLIENTS`): its JSON line."""
+    done = subprocess.run(  # noqa: S603
+        [script, str(seconds), str(clients)], capture_output=True, text=True, check=False
+    )
+    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+    if done.returncode != 0 or not lines:
+        raise RuntimeError(f"{script} failed ({done.returncode}): {done.stderr.strip()[-300:]}")
+    figures: dict[str, Any] = json.loads(lines[-1])
+    return figures
+
+
+def ceiling_summary(slices: list[dict[str, Any]], clients: int) -> dict[str, Any]:
+    """The yardstick's slices as one line of `ceiling.sh`'s shape."""
+    timed = [(float(s["ops_per_s"]), float(s["seconds"])) for s in slices]
+    latency = [(float(s["avg_ms"]), float(s["seconds"])) for s in slices]
+    return {
+        "scenario": CEILING,
+        "ops_per_s": round(rounds.time_weighted_mean(timed), 1),
+        "avg_ms": round(rounds.time_weighted_mean(latency), 3),
+        "clients": clients,
+        "seconds": sum(length for _, length in timed),
+        "rounds": len(slices),
     }
 
 
@@ -449,10 +506,30 @@ def main() -> int:
     parser.add_argument(
         "--scenarios", default="spread,hot", help="comma-separated: spread, hot (in that order)"
     )
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=4,
+        help="slices per scenario, in rounds of alternating order (even; see bench/rounds.py)",
+    )
+    parser.add_argument(
+        "--ceiling",
+        metavar="SCRIPT",
+        help="also run this pgbench yardstick (ceiling.sh) in the same rounds, as sql-ceiling",
+    )
+    parser.add_argument(
+        "--ceiling-clients", type=int, default=16, help="clients of the yardstick's pgbench"
+    )
     args = parser.parse_args()
-    if args.clients < 1 or args.procs < 1 or args.seconds <= 0:
-        parser.error("--clients, --procs and --seconds must be positive")
+    if args.clients < 1 or args.procs < 1 or args.seconds <= 0 or args.ceiling_clients < 1:
+        parser.error("--clients, --ceiling-clients, --procs and --seconds must be positive")
+    if args.rounds < 2 or args.rounds % 2:
+        parser.error("--rounds must be an even number, 2 or more")
     scenarios = [s for s in args.scenarios.split(",") if s]
+    unknown = set(scenarios) - {"spread", "hot"}
+    if unknown:
+        parser.error(f"unknown scenarios: {', '.join(sorted(unknown))}")
+    slice_seconds = args.seconds / args.rounds
 
     name = f"finplat_bench_{secrets.token_hex(4)}"
     env = {
@@ -480,30 +557,49 @@ def main() -> int:
             "spread": [(c.api_key, card) for c in spread for card in c.cards],
             "hot": [(hot.api_key, card) for card in hot.cards],
         }
-        for scenario in scenarios:
+        measured: dict[str, list[Slice]] = {scenario: [] for scenario in scenarios}
+        yardstick: list[dict[str, Any]] = []
+        order = scenarios + ([CEILING] if args.ceiling else [])
+        for round_no, scenario in rounds.schedule(order, args.rounds):
+            where = f"round {round_no + 1}/{args.rounds} {scenario}"
+            if scenario == CEILING:
+                # pgbench takes whole seconds.
+                figures = run_ceiling(
+                    args.ceiling, max(1, round(slice_seconds)), args.ceiling_clients
+                )
+                yardstick.append(figures)
+                log(f"{where}: {float(figures['ops_per_s']):.1f}/s")
+                continue
             profiler = None
-            if scenario == "hot" and args.profile and server.proc is not None:
+            if scenario == "hot" and round_no == 0 and args.profile and server.proc is not None:
                 spy = str(ROOT / ".venv" / "bin" / "py-spy")
-                duration = str(int(args.seconds + WARMUP_SECONDS))
+                duration = str(int(slice_seconds + WARMUP_SECONDS))
                 profiler = subprocess.Popen(  # noqa: S603
                     [spy, "record", "--subprocesses", "--pid", str(server.proc.pid),
                      "--duration", duration, "--rate", "200", "-o", args.profile,
                      "--format", "raw" if args.profile.endswith(".txt") else "flamegraph"],
                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                 )  # fmt: skip
-            line = drive(
+            one = drive(
                 server.port,
                 plans[scenario],
                 args.clients,
                 args.procs,
-                args.seconds,
-                scenario,
+                slice_seconds,
+                f"{scenario}-{round_no}",
                 watch=server.cpu_watch(name),
             )
-            print(json.dumps(line), flush=True)
-            failed = failed or line["errors"] > 0
+            measured[scenario].append(one)
+            rate = len(one.latencies) / one.window_seconds if one.window_seconds else 0.0
+            log(f"{where}: {rate:.1f}/s")
+            failed = failed or sum(one.errors.values()) > 0
             if profiler is not None:
                 profiler.wait(timeout=120)
+        for scenario in scenarios:
+            line = summary(scenario, measured[scenario], args.clients, plans[scenario])
+            print(json.dumps(line), flush=True)
+        if yardstick:
+            print(json.dumps(ceiling_summary(yardstick, args.ceiling_clients)), flush=True)
     finally:
         server.stop()
         try:
