@@ -11,7 +11,6 @@ from pathlib import Path
 
 SCHEMATHESIS = str(Path(sys.executable).parent / "schemathesis")
 ROOT = Path(__file__).resolve().parents[2]
-RUN_TIMEOUT_SECONDS = 900
 
 
 @dataclass(frozen=True)
@@ -19,14 +18,26 @@ class Profile:
     name: str
     max_examples: int
     phases: str
+    timeout_seconds: float  # for one schemathesis run
 
     def without(self, phase: str) -> Profile:
         kept = ",".join(p for p in self.phases.split(",") if p != phase)
-        return Profile(self.name, self.max_examples, kept)
+        return Profile(self.name, self.max_examples, kept, self.timeout_seconds)
 
 
-QUICK = Profile("quick", max_examples=25, phases="examples,coverage,fuzzing")
-LONG = Profile("long", max_examples=400, phases="examples,coverage,fuzzing,stateful")
+class FuzzRunTimedOut(AssertionError):
+    """A schemathesis run went past its profile's time and was stopped."""
+
+
+QUICK = Profile("quick", max_examples=25, phases="examples,coverage,fuzzing", timeout_seconds=900)
+# 400 examples of each of some 150 operations, and stateful sequences: tens of thousands of
+# requests, more than 15 minutes on a 2-core machine (a run was cut there, mid-way, before).
+LONG = Profile(
+    "long",
+    max_examples=400,
+    phases="examples,coverage,fuzzing,stateful",
+    timeout_seconds=4 * 3600,
+)
 
 
 def profile() -> Profile:
@@ -84,6 +95,14 @@ async def run_schemathesis(
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
     )
-    out, _ = await asyncio.wait_for(proc.communicate(), timeout=RUN_TIMEOUT_SECONDS)
+    try:
+        out, _ = await asyncio.wait_for(proc.communicate(), timeout=chosen.timeout_seconds)
+    except TimeoutError:
+        proc.kill()  # not left running, and holding the app's server, after the test
+        await proc.wait()
+        raise FuzzRunTimedOut(
+            f"schemathesis ({chosen.name} profile, seed {seed_}) ran past "
+            f"{chosen.timeout_seconds:.0f} s and was stopped"
+        ) from None
     assert proc.returncode is not None
     return Outcome(proc.returncode, out.decode(errors="replace"), seed_)
