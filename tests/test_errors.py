@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import time
+
 import httpx
+import pytest
 from fastapi import FastAPI
 
 from finplat.routing import api_router
@@ -43,6 +46,47 @@ async def test_path_validation_error_is_400(api: httpx.AsyncClient) -> None:
 
 async def test_out_of_range_id_is_400_not_a_database_error(api: httpx.AsyncClient) -> None:
     assert_standard(await api.get("/api/v2/users/9223372036854775808"), 400, "VALIDATION_ERROR")
+
+
+# Past Python's 4300-digit limit on `int()` from text: routing used to end such a path in a 500.
+THOUSANDS_OF_DIGITS = "1" * 5000
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        f"/api/v2/cards/{THOUSANDS_OF_DIGITS}?userId=1",
+        f"/api/v2/cards/{THOUSANDS_OF_DIGITS}/freeze?userId=1",
+        f"/api/v2/banking/payouts/{THOUSANDS_OF_DIGITS}",
+        f"/api/v2/users/{THOUSANDS_OF_DIGITS}",
+    ],
+)
+async def test_an_id_of_thousands_of_digits_in_a_path_is_400(
+    api: httpx.AsyncClient, path: str
+) -> None:
+    method = "POST" if path.split("?")[0].endswith("/freeze") else "GET"
+    assert_standard(await api.request(method, path), 400, "VALIDATION_ERROR")
+
+
+async def test_an_id_path_reads_leading_zeros_as_the_number(api: httpx.AsyncClient) -> None:
+    # The same card as /api/v2/cards/7: not found, rather than refused as out of range.
+    response = await api.get(f"/api/v2/cards/{'0' * 5000}7", params={"userId": 1})
+    assert response.status_code == 404, response.text
+
+
+async def test_an_id_in_a_body_with_a_huge_exponent_is_refused_at_once(
+    api: httpx.AsyncClient,
+) -> None:
+    # 1E+1000000 is eleven bytes; turning it into an int costs tens of seconds of CPU.
+    started = time.monotonic()
+    response = await api.post(
+        "/api/v2/cards/topup",
+        content=b'{"CardId": 1E+1000000, "Token": "USD", "Value": 10}',
+        headers={"content-type": "application/json"},
+    )
+    body = assert_standard(response, 400, "VALIDATION_ERROR")
+    assert set(body["ValidationErrors"]) == {"CardId"}
+    assert time.monotonic() - started < 2
 
 
 async def test_malformed_json_is_400_malformed_json(api: httpx.AsyncClient) -> None:

@@ -8,6 +8,7 @@ from typing import Annotated
 from fastapi import Request
 from pydantic import ConfigDict, Field
 
+from finplat import path_ids  # noqa: F401 - registers the {name:id} convertor
 from finplat.cards import deposits, funding
 from finplat.cards.funding_endpoints import StableCoin
 from finplat.cards.schemas import CardIdPath
@@ -51,7 +52,7 @@ class DepositResult(ResponseModel):
 
 
 @router.post(
-    "/api/v2/sandbox/cards/{cardId:int}/deposits",
+    "/api/v2/sandbox/cards/{cardId:id}/deposits",
     response_model=DepositResult,
     summary="Receive a stablecoin deposit for a card (sandbox)",
     description="A USDC or USDT deposit arrives at the user's deposit address at the card "

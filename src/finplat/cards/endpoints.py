@@ -6,6 +6,7 @@ from typing import Annotated
 
 from fastapi import Query, Request, status
 
+from finplat import path_ids  # noqa: F401 - registers the {name:id} convertor
 from finplat.cards import service
 from finplat.cards.models import Card
 from finplat.cards.schemas import (
@@ -96,7 +97,7 @@ async def cards_list(
 
 
 @router.get(
-    "/api/v2/cards/{cardId:int}",
+    "/api/v2/cards/{cardId:id}",
     response_model=CardResponse,
     summary="A card's status and safe details",
     description="Masked number only. A missing user or card is 404; a user of another "
@@ -122,7 +123,7 @@ async def cards_detail(
 
 
 @router.get(
-    "/api/v2/cards/{cardId:int}/transactions",
+    "/api/v2/cards/{cardId:id}/transactions",
     response_model=CardTransactionsPage,
     summary="A card's transactions",
     description="Newest first, from the card's provider. `OccurredAt` is the provider's "
@@ -189,7 +190,7 @@ async def _card(
 
 
 @router.post(
-    "/api/v2/cards/{cardId:int}/freeze",
+    "/api/v2/cards/{cardId:id}/freeze",
     response_model=CardResponse,
     summary="Freeze a card (temporary stop)",
     description="All providers. An active card becomes `FROZEN` (a frozen one stays so); "
@@ -208,7 +209,7 @@ async def cards_freeze(
 
 
 @router.post(
-    "/api/v2/cards/{cardId:int}/enable",
+    "/api/v2/cards/{cardId:id}/enable",
     response_model=CardResponse,
     summary="Re-enable a card",
     description="A frozen card becomes `ACTIVE`; an auto-locked card is unlocked. A "
@@ -228,7 +229,7 @@ async def cards_enable(
 
 
 @router.post(
-    "/api/v2/cards/{cardId:int}/activate",
+    "/api/v2/cards/{cardId:id}/activate",
     response_model=CardResponse,
     summary="Activate a physical card after delivery",
     description="A physical card in `INACTIVE` becomes `ACTIVE`; 409 for virtual cards and "
@@ -247,7 +248,7 @@ async def cards_activate(
 
 
 @router.post(
-    "/api/v2/cards/{cardId:int}/pin",
+    "/api/v2/cards/{cardId:id}/pin",
     response_model=PinResponse,
     summary="Set the card's PIN",
     description="Six digits; 409 `CARD_PIN_TOO_SIMPLE` for six equal digits or a run of "
@@ -286,7 +287,7 @@ def _auto_lock(card: Card) -> CardAutoLockResponseV2:
 
 
 @router.put(
-    "/api/v2/cards/{cardId:int}/auto-lock",
+    "/api/v2/cards/{cardId:id}/auto-lock",
     response_model=CardAutoLockResponseV2,
     summary="Turn auto-lock on or off",
     description=AUTO_LOCK_DOC,
@@ -305,7 +306,7 @@ async def cards_put_auto_lock(
 
 
 @router.post(
-    "/api/v2/cards/{cardId:int}/auto-lock/enable",
+    "/api/v2/cards/{cardId:id}/auto-lock/enable",
     response_model=CardAutoLockResponseV2,
     summary="Turn auto-lock on",
     description=AUTO_LOCK_DOC,
@@ -323,7 +324,7 @@ async def cards_enable_auto_lock(
 
 
 @router.post(
-    "/api/v2/cards/{cardId:int}/auto-lock/disable",
+    "/api/v2/cards/{cardId:id}/auto-lock/disable",
     response_model=CardAutoLockResponseV2,
     summary="Turn auto-lock off",
     description=AUTO_LOCK_DOC,
@@ -341,7 +342,7 @@ async def cards_disable_auto_lock(
 
 
 @router.delete(
-    "/api/v2/cards/{cardId:int}",
+    "/api/v2/cards/{cardId:id}",
     response_model=CardResponse,
     summary="Cancel a card permanently",
     description="Card-provider cards only (409 `CARD_CANCELLATION_NOT_SUPPORTED` for the "
@@ -365,7 +366,7 @@ async def cards_cancel(
 
 
 @router.get(
-    "/api/v2/cards/{cardId:int}/widget",
+    "/api/v2/cards/{cardId:id}/widget",
     response_model=WidgetResponse,
     summary="A secure widget URL showing the full card details",
     description="The provider's page, the only place the full number and CVV appear. "

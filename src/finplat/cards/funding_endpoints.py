@@ -12,6 +12,7 @@ from fastapi import Query, Request
 from pydantic import ConfigDict, Field
 from pydantic.config import JsonDict
 
+from finplat import path_ids  # noqa: F401 - registers the {name:id} convertor
 from finplat.cards import auto_topup, fees, funding, service
 from finplat.cards.models import Card
 from finplat.errors import error_responses
@@ -409,7 +410,7 @@ async def _settings(session: DbSession, card: Card) -> AutoTopupSettings:
 
 
 @router.get(
-    "/api/v2/cards/{cardId:int}/auto-topup",
+    "/api/v2/cards/{cardId:id}/auto-topup",
     response_model=AutoTopupSettings,
     summary="A card's auto top-up settings",
     description="The card's auto top-up rules and the current month's automatic top-ups.",

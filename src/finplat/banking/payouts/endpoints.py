@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fastapi import Request, status
 
+from finplat import path_ids  # noqa: F401 - registers the {name:id} convertor
 from finplat.banking.payouts import approvals, service
 from finplat.banking.payouts.schemas import (
     ApprovalChallenge,
@@ -202,7 +203,7 @@ async def payouts_create(
 @router.get(
     # `:int`: only digits reach this route, so `/payouts/check` and `/payouts/initiate` stay
     # POST-only paths (their 405 names no GET) instead of payout ids of the wrong type.
-    "/api/v2/banking/payouts/{payoutId:int}",
+    "/api/v2/banking/payouts/{payoutId:id}",
     response_model=PayoutResponse,
     summary="A payout, with its status refreshed from the provider",
     description="While the payout is `PENDING` the banking provider is asked for its state "
