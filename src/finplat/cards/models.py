@@ -19,6 +19,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
+from finplat.cards.status import CardStatus
 from finplat.db.base import Base, BigIntId, CompanyOwned, Timestamped
 
 
@@ -80,3 +81,10 @@ class Card(CompanyOwned, Timestamped, Base):
     shipped_at: Mapped[datetime | None] = mapped_column(default=None)
     activated_at: Mapped[datetime | None] = mapped_column(default=None)
     cancelled_at: Mapped[datetime | None] = mapped_column(default=None)
+
+    @property
+    def held_by_decline_fee(self) -> bool:
+        """Blocked by the platform for an unpaid decline fee. Only the fee's payment lifts
+        such a block (`funding.unblock`): not a provider's answer to a control that was in
+        flight when the block came, nor a status the provider reports."""
+        return self.status == CardStatus.SYSTEM_BLOCKED and self.outstanding_fee_minor > 0

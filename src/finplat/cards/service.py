@@ -463,7 +463,13 @@ async def _change(
             company_id=company_id, card_id=ref, action=action
         ),
     )
-    fresh.status = PROVIDER_STATUS[changed.status].value
+    reported = PROVIDER_STATUS[changed.status]
+    if fresh.held_by_decline_fee and reported != S.CANCELLED:
+        # A decline fee blocked the card while the provider was being asked: the block
+        # stands, and the block job makes the provider agree (this call may have unfrozen it).
+        fresh.provider_block_pending = True
+    else:
+        fresh.status = reported.value
     fresh.last_balance_minor = changed.balance_minor
     fresh.updated_at = utcnow()
     await session.flush()

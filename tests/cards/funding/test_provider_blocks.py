@@ -5,17 +5,24 @@ and the background job repeats the block until the provider agrees with the loca
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 import httpx
+import pytest
 import structlog
 from fastapi import FastAPI
 
 from finplat import jobs
 from finplat.cards import provider_blocks
 from finplat.cards.models import Card
+from finplat.config import Settings
+from finplat.kit.clock import utcnow
+from finplat.providers import sandbox_delivery
+from finplat.providers.callbacks import SandboxCallback
 from finplat.providers.cards.base import CardAction, ProviderCardStatus
 from tests.cards.funding.steps import active_card, purchase, set_fees, topup
+from tests.cards.steps import control
 from tests.onboarding import set_fault
 
 ATTEMPTS = 3  # the test settings retry a technical failure twice
@@ -145,3 +152,65 @@ async def test_the_background_jobs_repeat_an_unconfirmed_block(
         await asyncio.wait_for(loop, timeout=10)
     assert next(e for e in logs if e["event"] == "card_blocks_settled")["cards"] == 1
     assert await _at_provider(app, card) == ProviderCardStatus.BLOCKED
+
+
+async def _owe_a_fee(app: FastAPI, card: dict[str, Any]) -> None:
+    """What a purchase declined for a fee the card cannot pay leaves, committed before the
+    provider is asked to block (`decline_fees.charge`)."""
+    async with app.state.session_factory() as session, session.begin():
+        row = await session.get(Card, card["Id"])
+        assert row is not None
+        row.status = "SYSTEM_BLOCKED"
+        row.outstanding_fee_minor = 600
+        row.provider_block_pending = True
+
+
+async def test_a_decline_fee_block_that_lands_during_a_freeze_stands(
+    api: httpx.AsyncClient, app: FastAPI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    card = await active_card(api, master=1000.0)
+    program = app.state.providers.card_programs["cardprov"]
+    change_status = program.change_status
+
+    async def block_lands_meanwhile(*, company_id: int, card_id: str, action: CardAction) -> Any:
+        answer = await change_status(company_id=company_id, card_id=card_id, action=action)
+        if action == CardAction.FREEZE:  # the freeze answered; the block comes before it lands
+            await _owe_a_fee(app, card)
+            await change_status(company_id=company_id, card_id=card_id, action=CardAction.BLOCK)
+        return answer
+
+    monkeypatch.setattr(program, "change_status", block_lands_meanwhile)
+    assert (await control(api, card, "freeze")).status_code == 200
+    local = await _local(app, card)
+    assert (local.status, local.outstanding_fee_minor) == ("SYSTEM_BLOCKED", 600)
+    assert local.provider_block_pending
+    await _confirm(app)
+    assert await _at_provider(app, card) == ProviderCardStatus.BLOCKED
+    refused = await control(api, card, "enable")
+    assert (refused.status_code, refused.json()["Code"]) == (409, "CARD_SYSTEM_BLOCKED")
+
+
+async def test_a_status_the_provider_reports_does_not_lift_a_decline_fee_block(
+    api: httpx.AsyncClient, app: FastAPI, settings: Settings
+) -> None:
+    card = await _blocked_for_a_fee(api, None)
+    local = await _local(app, card)
+    async with app.state.session_factory() as session, session.begin():
+        session.add(
+            SandboxCallback(
+                provider="cardprov",
+                event_id=f"cardprov_evt_reported_active_{local.id}",
+                company_id=local.company_id,
+                type="card.status_changed",
+                payload=json.dumps({"cardId": local.provider_card_id, "status": "ACTIVE"}),
+                created_at=utcnow(),
+                due_at=utcnow(),
+            )
+        )
+    factory = app.state.session_factory
+    secret = settings.provider_callback_secret
+    assert await sandbox_delivery.deliver_due(factory, secret=secret, company_id=local.company_id)
+    reported = await _local(app, card)
+    assert (reported.status, reported.outstanding_fee_minor) == ("SYSTEM_BLOCKED", 600)
+    assert reported.provider_block_pending  # the job checks the provider again
+    assert (await purchase(api, card, 1))["DeclineReason"] == "CARD_BLOCKED"
