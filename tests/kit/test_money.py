@@ -26,6 +26,15 @@ def test_amount_with_more_decimals_than_the_currency_allows_is_refused() -> None
         to_minor(Decimal("1.5"), "JPY")
 
 
+def test_excess_precision_is_seen_however_many_digits_the_amount_has() -> None:
+    # 30 significant digits: the default context (28) would round it to 100.00.
+    with pytest.raises(ExcessPrecision):
+        to_minor(Decimal("100.000000000000000000000000001"), "USD")
+    assert to_minor(Decimal("1234567890123456789012345678.90"), "USD") == (
+        123456789012345678901234567890
+    )
+
+
 def test_trailing_zeros_are_not_excess_precision() -> None:
     assert to_minor(Decimal("1.500"), "USD") == 150
 

@@ -30,6 +30,7 @@ from finplat.cards import funding
 from finplat.cards.topup_batches import TopupBatches, TopupOrder
 from finplat.cards.topup_batches_repository import TOPUP_PATH
 from finplat.idempotency import service as idempotency
+from finplat.kit.money import ExcessPrecision, to_minor
 from finplat.kit.schemas import MAX_ID
 from finplat.rate_limit import RATE_COUNTED, CountedRequest, RateLimited
 from finplat.routing import API_KEY_HEADER, served_routes
@@ -157,11 +158,12 @@ def read_body(body: bytes) -> TopupBody | None:
     amount = Decimal(value)
     if not _MIN <= amount <= _MAX:
         return None
-    cents = amount * 100
-    if cents != cents.to_integral_value():
+    try:
+        cents = to_minor(amount, funding.TOPUP_CURRENCY)
+    except ExcessPrecision:
         return None
     # A JSON number with a fraction reads as the float nearest its text, as Decimal -> float.
-    return TopupBody(card_id, int(cents), value if type(value) is int else float(value))
+    return TopupBody(card_id, cents, value if type(value) is int else float(value))
 
 
 def _single_headers(scope: Scope) -> dict[bytes, bytes] | None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from decimal import ROUND_CEILING, Decimal
+from decimal import ROUND_CEILING, Decimal, localcontext
 from typing import Annotated, Any
 
 import pycountry
@@ -70,7 +70,11 @@ def to_minor(amount: Decimal, currency: str) -> int:
     """Convert a decimal amount to integer minor units, refusing excess precision."""
     if not amount.is_finite():
         raise ExcessPrecision(f"{amount} is not a finite amount")
-    scaled = amount.scaleb(exponent(currency))
+    # Exactly, however many digits: the default context keeps 28 significant digits, and
+    # would round 100.000000000000000000000000001 to 100.00 before the check could see it.
+    with localcontext() as exact:
+        exact.prec = max(exact.prec, len(amount.as_tuple().digits))
+        scaled = amount.scaleb(exponent(currency))
     if scaled != scaled.to_integral_value():
         raise ExcessPrecision(
             f"{currency.upper()} amounts allow at most {exponent(currency)} decimal places"

@@ -27,6 +27,20 @@ async def test_topup_outside_5_to_250000_usd_is_invalid_amount(
     assert response.json()["Code"] == "INVALID_AMOUNT"
 
 
+async def test_topup_with_a_fraction_of_a_cent_far_down_is_invalid_amount_never_rounded(
+    api: httpx.AsyncClient,
+) -> None:
+    card = await active_card(api)
+    response = await api.post(
+        "/api/v2/cards/topup",
+        content=b'{"CardId": %d, "Token": "USD", "Value": 100.000000000000000000000000001}'
+        % card["Id"],
+        headers={"content-type": "application/json", "Idempotency-Key": "far-down"},
+    )
+    assert response.status_code == 400, response.text
+    assert response.json()["Code"] == "INVALID_AMOUNT"
+
+
 async def test_topup_at_both_bounds_is_accepted(api: httpx.AsyncClient) -> None:
     card = await active_card(api, master=260_000.0)
     assert (await topup(api, card, 5)).status_code == 200

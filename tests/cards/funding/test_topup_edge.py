@@ -13,8 +13,9 @@ from hypothesis import strategies as st
 from finplat.cards.funding_endpoints import TopupRequest, TopupResponse
 from finplat.cards.topup_batches import MESSAGE, render, written_answer
 from finplat.cards.topup_lane import read_body
+from finplat.errors import ApiError
 from finplat.idempotency.service import fingerprint
-from finplat.kit.money import from_minor
+from finplat.kit.money import from_minor, requested_amount
 
 instants = st.datetimes(
     min_value=datetime(2000, 1, 1), max_value=datetime(2100, 1, 1), timezones=st.just(UTC)
@@ -46,8 +47,14 @@ def test_the_written_answer_is_the_rendered_response(
 
 
 # `Value` as a client may write it: an integer, or a decimal with up to three places (the third
-# place makes it one the route refuses), plain or with an exponent.
+# place makes it one the route refuses), plain or with an exponent, or with a last digit far
+# beyond the cents (past the 28 digits Decimal's default context keeps).
 values = st.one_of(
+    st.builds(
+        lambda whole, zeros: f"{whole}.{'0' * zeros}1",
+        st.integers(min_value=4, max_value=250_001),
+        st.integers(min_value=20, max_value=40),
+    ),
     st.integers(min_value=-10, max_value=300_000).map(str),
     st.decimals(min_value=Decimal("-1"), max_value=Decimal("300000"), places=3).map(str),
     st.decimals(min_value=Decimal("1"), max_value=Decimal("300000"), places=2).map(
@@ -85,7 +92,7 @@ def _route_accepts(body: bytes) -> tuple[int, int] | None:
         request = TopupRequest.model_validate(json.loads(body, parse_float=Decimal))
     except ValueError:
         return None
-    cents = request.Value * 100
-    if cents != cents.to_integral_value():
+    try:
+        return request.CardId, requested_amount(request.Value, "USD", field="Value").minor
+    except ApiError:  # the route's amount rule (INVALID_AMOUNT)
         return None
-    return request.CardId, int(cents)
