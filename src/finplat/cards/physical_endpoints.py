@@ -177,7 +177,7 @@ async def cards_bulk_ship_quote(
     summary="Ship a physical card",
     description="The provider ships the card to `DeliveryAddress` (default: the address "
     "given when it was ordered). The production and mailing fees are charged to the "
-    "company's master account (to fee revenue); too little there is 400 "
+    "company's master account (to fee revenue); too little there is 409 "
     "`INSUFFICIENT_FUNDS`. " + SHIPPING_RULES + " A provider timeout is 503 with the fee "
     "reserved: retry with the same `Idempotency-Key` to finish it.",
     responses=error_responses(400, 404, 409, 503),
