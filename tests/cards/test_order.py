@@ -98,20 +98,11 @@ async def test_card_type_of_another_tier_is_refused(api: httpx.AsyncClient) -> N
     assert response.json()["Code"] == "CARD_TYPE_NOT_IN_TIER"
 
 
-async def test_unknown_card_type_is_400_invalid_card_type_id(api: httpx.AsyncClient) -> None:
+async def test_unknown_card_type_is_404(api: httpx.AsyncClient) -> None:
     user = await approved_card_user(api)
     response = await order(api, {**await order_body(api, user), "CardTypeId": 987654321})
-    assert response.status_code == 400
+    assert response.status_code == 404
     assert response.json()["Code"] == "CARD_TYPE_NOT_FOUND"
-    assert set(response.json()["ValidationErrors"]) == {"CardTypeId"}
-
-
-async def test_unknown_user_is_400_invalid_user_id(api: httpx.AsyncClient) -> None:
-    user = await approved_card_user(api)
-    response = await order(api, {**await order_body(api, user), "UserId": 987654321})
-    assert response.status_code == 400
-    assert response.json()["Code"] == "USER_NOT_FOUND"
-    assert set(response.json()["ValidationErrors"]) == {"UserId"}
 
 
 async def test_switch_provider_card_creates_the_switch_link(api: httpx.AsyncClient) -> None:

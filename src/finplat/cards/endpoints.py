@@ -49,15 +49,14 @@ async def _response(session: DbSession, card: Card) -> CardResponse:
     response_model=CardResponse,
     status_code=status.HTTP_201_CREATED,
     summary="Order a card",
-    description="Orders a card of the user's tier (`CardTypeId` from `GET "
-    "/api/v2/tiers/card-tier/{tierId}`); a `UserId` or `CardTypeId` the company does not "
-    "have is 400 (`USER_NOT_FOUND`, `CARD_TYPE_NOT_FOUND`). The user's base KYC must be "
-    "approved (409 `KYC_NOT_APPROVED`) and their account at the product's provider approved "
-    "(opened here for the card provider and the switch provider's link; the banking "
-    "provider's must be open: 409 `BANKING_ACCOUNT_NOT_ACTIVE`). The card starts `PENDING` "
-    "and becomes `ACTIVE` (virtual) or `INACTIVE` (physical, activate after delivery) once "
-    "the provider reports it produced. Safe to retry with `Idempotency-Key`. The response "
-    "never carries the full number or CVV.",
+    description="Orders a card of the user's tier (`CardTypeId` from "
+    "`GET /api/v2/tiers/card-tier/{tierId}`). The user's base KYC must be approved (409 "
+    "`KYC_NOT_APPROVED`) and their account at the product's provider approved (opened here "
+    "for the card provider and the switch provider's link; the banking provider's must be "
+    "open: 409 `BANKING_ACCOUNT_NOT_ACTIVE`). The card starts `PENDING` and becomes `ACTIVE` "
+    "(virtual) or `INACTIVE` (physical, activate after delivery) once the provider reports "
+    "it produced. Safe to retry with `Idempotency-Key`. The response never carries the full "
+    "number or CVV.",
     responses=error_responses(400, 404, 409, 503),
 )
 async def cards_order(

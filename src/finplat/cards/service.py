@@ -139,28 +139,13 @@ def pin_too_simple(pin: str) -> bool:
 # ------------------------------------------------------------------------------------- order
 
 
-def _invalid_reference(field: str, missing: NotFound) -> ApiError:
-    """The spec: a card order with an invalid `UserId` or `CardTypeId` is a 400. One the
-    company does not have (unknown, or another company's) is invalid input here, keeping the
-    lookup's code (`USER_NOT_FOUND`, `CARD_TYPE_NOT_FOUND`), as a path to it would be a 404."""
-    return ApiError(
-        missing.message,
-        status=400,
-        code=missing.code,
-        validation_errors={field: [missing.message]},
-    )
-
-
 async def order(
     session: AsyncSession, providers: Providers, *, claim: Claim, company_id: int, body: CardOrder
 ) -> Card:
-    try:
-        user = await require_base_approval(session, company_id=company_id, user_id=body.UserId)
-    except NotFound as missing:
-        raise _invalid_reference("UserId", missing) from None
+    user = await require_base_approval(session, company_id=company_id, user_id=body.UserId)
     product = await CardProductRepository(session, company_id).get(body.CardTypeId)
     if product is None:
-        raise _invalid_reference("CardTypeId", CardTypeNotFound())
+        raise CardTypeNotFound()
     if product.tier_id != user.tier_id:
         raise _conflict(
             "CARD_TYPE_NOT_IN_TIER", "The card product does not belong to the user's tier."
