@@ -33,16 +33,10 @@ async def on_status_changed(
     # A production report only moves a card still waiting for it.
     if data.get("reason") == "produced" and card.status != CardStatus.PENDING:
         return
-    if card.held_by_decline_fee and reported != CardStatus.CANCELLED:
-        # The platform's block stands until the fee is paid; if the provider says the card
-        # can spend, the block job blocks it there again.
-        card.provider_block_pending = True
-        await session.flush()
-        return
-    if card.status != reported.value:
-        card.status = reported.value
+    # A decline-fee block stands until the fee is paid, whatever the provider reports.
+    if card.take_provider_status(reported):
         card.updated_at = utcnow()
-        await session.flush()
+    await session.flush()
 
 
 def _register(provider: str) -> None:

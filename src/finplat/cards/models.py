@@ -88,3 +88,14 @@ class Card(CompanyOwned, Timestamped, Base):
         such a block (`funding.unblock`): not a provider's answer to a control that was in
         flight when the block came, nor a status the provider reports."""
         return self.status == CardStatus.SYSTEM_BLOCKED and self.outstanding_fee_minor > 0
+
+    def take_provider_status(self, reported: CardStatus) -> bool:
+        """The status the provider answered or reported becomes the card's, except over a
+        decline-fee block: that stands (a provider's `CANCELLED` still applies), and the card
+        is flagged so the block job makes the provider agree. Whether the status changed."""
+        if self.held_by_decline_fee and reported != CardStatus.CANCELLED:
+            self.provider_block_pending = True
+            return False
+        changed = self.status != reported.value
+        self.status = reported.value
+        return changed

@@ -463,13 +463,8 @@ async def _change(
             company_id=company_id, card_id=ref, action=action
         ),
     )
-    reported = PROVIDER_STATUS[changed.status]
-    if fresh.held_by_decline_fee and reported != S.CANCELLED:
-        # A decline fee blocked the card while the provider was being asked: the block
-        # stands, and the block job makes the provider agree (this call may have unfrozen it).
-        fresh.provider_block_pending = True
-    else:
-        fresh.status = reported.value
+    # A decline fee may have blocked the card while the provider was being asked.
+    fresh.take_provider_status(PROVIDER_STATUS[changed.status])
     fresh.last_balance_minor = changed.balance_minor
     fresh.updated_at = utcnow()
     await session.flush()
