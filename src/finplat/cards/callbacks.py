@@ -1,5 +1,6 @@
 """Card providers' `card.status_changed` callbacks (for example PENDING → ACTIVE once the
-provider has produced a virtual card, or INACTIVE for a physical one awaiting activation)."""
+provider has produced a virtual card, or INACTIVE for a physical one awaiting activation, or
+CANCELLED when the provider cancelled a card on its own: `cancellation`)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 import structlog
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from finplat.cards import cancellation
 from finplat.cards.repository import CardRepository
 from finplat.cards.service import PROVIDER_STATUS
 from finplat.cards.status import CardStatus
@@ -29,6 +31,9 @@ async def on_status_changed(
         log.info("card_status_for_unknown_card", provider=provider)
         return
     if card.status == CardStatus.CANCELLED:
+        return
+    if reported == CardStatus.CANCELLED:
+        await cancellation.apply_provider_cancellation(session, company_id, card.id)
         return
     # A production report only moves a card still waiting for it.
     if data.get("reason") == "produced" and card.status != CardStatus.PENDING:

@@ -1,16 +1,21 @@
-"""Sandbox only: the card providers' pending callbacks, delivered now."""
+"""Sandbox only: the card providers' pending callbacks, delivered now, and a card the provider
+cancels on its own."""
 
 from __future__ import annotations
 
 from fastapi import Request, Response, status
 
-from finplat.cards import service
+from finplat.cards import funding, service
+from finplat.cards.errors import CardCancelled
 from finplat.cards.schemas import CardIdPath
+from finplat.cards.status import CardStatus
 from finplat.config import Settings
-from finplat.errors import error_responses
+from finplat.errors import ServiceUnavailable, error_responses
 from finplat.kit.schemas import UserIdQuery
 from finplat.providers import sandbox_delivery
-from finplat.routing import CurrentPrincipal, DbSession, api_router
+from finplat.providers.calls import call_provider
+from finplat.providers.cards.base import CardSimulation
+from finplat.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 
 router = api_router(tags=["Sandbox"])
 
@@ -41,5 +46,52 @@ async def sandbox_cards_deliver_callbacks(
         request.app.state.session_factory,
         secret=settings.provider_callback_secret,
         company_id=principal.company_id,
+    )
+    return Response(status_code=status.HTTP_204_NO_CONTENT)
+
+
+@router.post(
+    "/api/v2/sandbox/cards/{cardId}/provider-cancellation",
+    status_code=status.HTTP_204_NO_CONTENT,
+    response_class=Response,
+    summary="Have the card provider cancel a card on its own (sandbox)",
+    description="As a real provider may (suspected fraud, a closed programme): the provider "
+    "cancels the card, returns what it held to the programme and reports `CANCELLED`, "
+    "delivered at once. The card becomes `CANCELLED`, its available balance is booked back "
+    "(an unpaid decline fee first, the rest to the master account, no unload fee), the fee it "
+    "cannot pay is written off, and `card.deleted` is sent with `cancelledBy` `PROVIDER`. "
+    "409 for a card already cancelled or not issued yet.",
+    responses=error_responses(400, 404, 409, 503),
+)
+async def sandbox_cards_provider_cancellation(
+    cardId: CardIdPath,
+    userId: UserIdQuery,
+    request: Request,
+    providers: CurrentProviders,
+    session: DbSession,
+    principal: CurrentPrincipal,
+) -> Response:
+    company_id = principal.company_id
+    card = await service.user_card(session, company_id=company_id, user_id=userId, card_id=cardId)
+    if card.status == CardStatus.CANCELLED:
+        raise CardCancelled()
+    program = funding.program_of(providers, card)
+    if not isinstance(program, CardSimulation):
+        raise ServiceUnavailable("The card provider cannot simulate its own cancellation.")
+    simulation: CardSimulation = program
+    ref = funding.provider_card_id(card)
+    await call_provider(
+        session,
+        providers.policy,
+        provider=card.provider,
+        operation="cancel_on_its_own",
+        call=lambda: simulation.cancel_on_its_own(company_id=company_id, card_id=ref),
+        idempotent=False,
+    )
+    settings: Settings = request.app.state.settings
+    await sandbox_delivery.deliver_due(
+        request.app.state.session_factory,
+        secret=settings.provider_callback_secret,
+        company_id=company_id,
     )
     return Response(status_code=status.HTTP_204_NO_CONTENT)

@@ -17,14 +17,13 @@ from typing import TypeVar
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.banking import accounts as banking_accounts
-from finplat.cards import decline_fees, funding, timestamps
+from finplat.cards import cancellation, decline_fees, funding, timestamps
 from finplat.cards.errors import CardCancelled
 from finplat.cards.models import Card
 from finplat.cards.repository import CardRepository, user_of_another_company
 from finplat.cards.schemas import PHYSICAL_DESIGNS, CardOrder
 from finplat.cards.status import CardStatus
 from finplat.errors import ApiError, Conflict, NotFound, Unauthorized
-from finplat.events import service as events
 from finplat.idempotency.service import Claim
 from finplat.kit.clock import utcnow
 from finplat.kit.money import from_minor
@@ -590,19 +589,12 @@ async def cancel(session: AsyncSession, providers: Providers, card: Card) -> Car
     # In the transaction that records the cancellation: a card the provider did not cancel
     # still owes its fee (and stays blocked).
     written_off = await decline_fees.write_off(session, card)
-    await events.record(
+    await cancellation.record_deleted(
         session,
-        company_id=card.company_id,
-        type_="card.deleted",
-        domain="card",
-        provider=card.provider,
-        data={
-            "cardId": card.id,
-            "userId": card.user_id,
-            "previousStatus": previous,
-            "newStatus": S.CANCELLED.value,
-            "declineFeeWrittenOff": from_minor(written_off, card.currency),
-        },
+        card,
+        previous=previous,
+        written_off_minor=written_off,
+        cancelled_by=cancellation.CancelledBy.PARTNER,
     )
     await session.flush()
     return card

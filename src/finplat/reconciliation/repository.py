@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.banking.models import BankingBalance, BankingBudget
@@ -12,6 +12,7 @@ from finplat.cards.funding import FundingStatus
 from finplat.cards.models import Card
 from finplat.cards.models_funding import CardFunding
 from finplat.cards.status import CardStatus
+from finplat.ledger.models import LedgerBalance
 
 
 async def companies_with_budget_balances(session: AsyncSession) -> list[int]:
@@ -115,3 +116,21 @@ async def card_funding_statuses(
         CardFunding.company_id == company_id, CardFunding.id.in_(funding_ids)
     )
     return {int(i): str(s) for i, s in (await session.execute(stmt)).all()}
+
+
+async def cancelled_cards_holding_money(
+    session: AsyncSession, *, company_id: int | None = None
+) -> list[tuple[int, int]]:
+    """`(company_id, card_id)` of cancelled cards whose ledger account still holds available
+    money (every company's, or one company's)."""
+    stmt = (
+        select(Card.company_id, Card.id)
+        .join(LedgerBalance, LedgerBalance.account_id == Card.ledger_account_id)
+        .where(Card.status == CardStatus.CANCELLED)
+        .group_by(Card.company_id, Card.id)
+        .having(func.sum(LedgerBalance.posted - LedgerBalance.pending_debits) > 0)
+        .order_by(Card.company_id, Card.id)
+    )
+    if company_id is not None:
+        stmt = stmt.where(Card.company_id == company_id)
+    return [(int(c), int(i)) for c, i in (await session.execute(stmt)).all()]

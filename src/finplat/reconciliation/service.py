@@ -4,7 +4,8 @@
    refresh`), one unit of work per transaction, bound to its company: what the provider has
    decided is applied (the only change a run makes); the rest stays pending, with the reason.
    Card fundings left pending by a provider failure are settled the same way once they are a
-   few minutes old (`finplat.reconciliation.card_fundings`).
+   few minutes old (`finplat.reconciliation.card_fundings`), and money that reached a
+   cancelled card afterwards is booked back (`finplat.reconciliation.cancelled_cards`).
 2. Every balance source (`finplat.reconciliation.balances.BALANCE_CHECKERS`) compares the
    provider's balances with the ledger. Differences are reported, never corrected: a
    correction is an operator's decision, made with a new ledger transfer.
@@ -26,7 +27,7 @@ from finplat.db.unit_of_work import unit_of_work
 from finplat.errors import ApiError, NotFound
 from finplat.kit.clock import utcnow
 from finplat.providers.registry import Providers
-from finplat.reconciliation import card_fundings
+from finplat.reconciliation import cancelled_cards, card_fundings
 from finplat.reconciliation.balances import BALANCE_CHECKERS, BalanceChecker
 from finplat.reconciliation.report import (
     PendingTransaction,
@@ -67,6 +68,7 @@ async def reconcile(
         else:
             found = set(await transactions_repository.companies_with_pending(session))
             found.update(await card_fundings.companies(session))
+            found.update(await cancelled_cards.companies(session))
             for checker in chosen:
                 found.update(await checker.companies(session))
             scope = sorted(found)
@@ -82,6 +84,15 @@ async def reconcile(
                 error_type=type(exc).__name__,
             )
             report.errors.append(RunError(company, "card fundings", type(exc).__name__))
+        try:
+            await cancelled_cards.settle(factory, company, report)
+        except Exception as exc:  # one company's failure must not stop the others
+            log.error(
+                "reconciliation_cancelled_cards_failed",
+                company_id=company,
+                error_type=type(exc).__name__,
+            )
+            report.errors.append(RunError(company, "cancelled cards", type(exc).__name__))
         for checker in chosen:
             try:
                 report.add_check(await checker.check(factory, providers, company_id=company))

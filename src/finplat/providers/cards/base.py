@@ -235,3 +235,9 @@ class CardSimulation(Protocol):
         blocked, cancelled, `AUTO_LOCKED`); reported as `card.transaction` callbacks too.
         With auto-lock on, an approved purchase locks the card."""
         ...
+
+    async def cancel_on_its_own(self, *, company_id: int, card_id: str) -> ProviderCard:
+        """The provider cancels the card without being asked (suspected fraud, a closed
+        programme): what the card held goes back to the programme, and a
+        `card.status_changed` callback reports `CANCELLED` with reason `provider`."""
+        ...

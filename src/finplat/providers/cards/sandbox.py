@@ -582,7 +582,8 @@ class SandboxCardProgram:
     ) -> ProviderCardTransaction:
         await self.sim.enter(company_id, "authorize")
         async with unit_of_work(self.factory) as session:
-            row = await self._row(session, company_id, card_id)
+            # A merchant can still present a cancelled card: it is declined, `CARD_CANCELLED`.
+            row = await self._row(session, company_id, card_id, exposed=False)
             reason = None
             if row.status != S.ACTIVE.value:
                 reason = f"CARD_{row.status}"
@@ -636,6 +637,26 @@ class SandboxCardProgram:
                 merchant=merchant,
                 timestamp=millis,
             )
+
+    async def cancel_on_its_own(self, *, company_id: int, card_id: str) -> ProviderCard:
+        async with unit_of_work(self.factory) as session:
+            row = await self._row(session, company_id, card_id)
+            if row.status in (S.CANCELLED.value, S.PENDING.value):
+                raise CardStateRefused(
+                    f"The card provider cannot cancel a card in status {row.status}."
+                )
+            row.status = S.CANCELLED.value
+            row.hidden = True  # the provider stops exposing cancelled cards
+            row.balance_minor = 0  # back to the programme's funds
+            row.updated_at = utcnow()
+            await session.flush()
+            await self.sim.emit_callback(
+                session,
+                company_id=company_id,
+                type_=CARD_STATUS_CHANGED,
+                data={"cardId": card_id, "status": S.CANCELLED.value, "reason": "provider"},
+            )
+            return self._view(row)
 
 
 def _transaction_view(row: SandboxCardprovTransaction) -> ProviderCardTransaction:
