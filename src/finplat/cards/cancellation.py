@@ -140,7 +140,6 @@ async def _book_back(
         reference=key,
         details={"cardId": card.id, "kind": kind.value},
     )
-    now = utcnow()
     row = CardFunding(
         company_id=card.company_id,
         card_id=card.id,
@@ -152,7 +151,7 @@ async def _book_back(
         fee_paid_minor=0,
         provider_key=key,
         trigger=CANCELLATION,
-        completed_at=now,
+        completed_at=utcnow(),
     )
     session.add(row)
     await session.flush()

@@ -14,14 +14,32 @@ from finplat.cards import funding
 from finplat.cards.models import Card
 from finplat.cards.models_funding import CardFunding
 from finplat.cards.status import CardStatus
+from finplat.events.envelope import data_of
+from finplat.events.models import Event
 from finplat.kit.clock import utcnow
 from finplat.kit.money import from_minor
 from finplat.ledger import service as ledger
 from finplat.ledger.service import CompanyAccount
+from tests.cards.funding.steps import active_card, set_fees, topup
 
 
 async def cancel(api: httpx.AsyncClient, card: dict[str, Any]) -> httpx.Response:
     return await api.delete(f"/api/v2/cards/{card['Id']}", params={"userId": card["UserId"]})
+
+
+async def holding_card(api: httpx.AsyncClient, value: float) -> dict[str, Any]:
+    """A card holding `value` USD (no fees), the master account holding 1000 - `value`."""
+    card = await active_card(api, master=1000.0)
+    await set_fees(api, card)
+    assert (await topup(api, card, value)).status_code == 200
+    return card
+
+
+async def deleted_events(app: FastAPI, card: dict[str, Any]) -> list[dict[str, Any]]:
+    """The `data` of every `card.deleted` event recorded for the card."""
+    async with app.state.session_factory() as session:
+        rows = (await session.execute(select(Event).where(Event.type == "card.deleted"))).scalars()
+        return [dict(data_of(e.body)) for e in rows if data_of(e.body)["cardId"] == card["Id"]]
 
 
 async def clear_faults(api: httpx.AsyncClient) -> None:

@@ -8,11 +8,15 @@ from typing import Any
 
 import httpx
 from fastapi import FastAPI
-from sqlalchemy import select
 
-from finplat.events.envelope import data_of
-from finplat.events.models import Event
-from tests.cards.funding.outcome_steps import fee_revenue, fundings, owe_decline_fee
+from tests.cards.funding.outcome_steps import (
+    cancel,
+    deleted_events,
+    fee_revenue,
+    fundings,
+    holding_card,
+    owe_decline_fee,
+)
 from tests.cards.funding.steps import (
     active_card,
     card_balance,
@@ -25,17 +29,13 @@ from tests.cards.steps import card_detail
 from tests.onboarding import set_fault
 
 
-async def _cancel(api: httpx.AsyncClient, card: dict[str, Any]) -> httpx.Response:
-    return await api.delete(f"/api/v2/cards/{card['Id']}", params={"userId": card["UserId"]})
-
-
 async def test_cancelling_a_card_returns_its_balance_to_the_master_account(
     api: httpx.AsyncClient,
 ) -> None:
     card = await active_card(api, master=1000.0)
     await set_fees(api, card, UnloadFeePercentage=1)
     assert (await topup(api, card, 100)).status_code == 200
-    response = await _cancel(api, card)
+    response = await cancel(api, card)
     assert response.status_code == 200, response.text
     assert response.json()["Status"] == "CANCELLED"
     assert Decimal(str(response.json()["AvailableBalance"])) == 0
@@ -50,11 +50,11 @@ async def test_cancellation_after_an_unload_timeout_resumes_the_same_unload(
     await set_fees(api, card)
     assert (await topup(api, card, 100)).status_code == 200
     await set_fault(api, "cardprov", "unload", "timeout")
-    timed_out = await _cancel(api, card)
+    timed_out = await cancel(api, card)
     assert timed_out.status_code == 503, timed_out.text
     assert (await card_detail(api, card))["Status"] == "ACTIVE"
     assert await card_balance(api, card) == 0  # reserved for the unload
-    response = await _cancel(api, card)
+    response = await cancel(api, card)
     assert response.status_code == 200, response.text
     assert response.json()["Status"] == "CANCELLED"
     assert await master_available(api) == Decimal("1000")
@@ -68,10 +68,10 @@ async def test_cancellation_retried_after_the_provider_cancelled_unanswered_comp
     assert (await topup(api, card, 100)).status_code == 200
     # The provider cancels the card, but its answer never arrives.
     await set_fault(api, "cardprov", "change_status", "timeout")
-    timed_out = await _cancel(api, card)
+    timed_out = await cancel(api, card)
     assert timed_out.status_code == 503, timed_out.text
     assert (await card_detail(api, card))["Status"] == "ACTIVE"
-    response = await _cancel(api, card)
+    response = await cancel(api, card)
     assert response.status_code == 200, response.text
     assert response.json()["Status"] == "CANCELLED"
     assert await master_available(api) == Decimal("1000")
@@ -82,27 +82,16 @@ async def test_cancellation_retried_after_the_provider_cancelled_unanswered_comp
 
 
 async def _deleted_event(app: FastAPI, card: dict[str, Any]) -> dict[str, Any]:
-    async with app.state.session_factory() as session:
-        rows = (await session.execute(select(Event).where(Event.type == "card.deleted"))).scalars()
-        found = [data_of(e.body) for e in rows if data_of(e.body)["cardId"] == card["Id"]]
-    assert len(found) == 1
-    return dict(found[0])
-
-
-async def _holding(api: httpx.AsyncClient, value: float) -> dict[str, Any]:
-    """A card holding `value` USD (no fees), the master account holding 1000 - `value`."""
-    card = await active_card(api, master=1000.0)
-    await set_fees(api, card)
-    assert (await topup(api, card, value)).status_code == 200
-    return card
+    [event] = await deleted_events(app, card)
+    return event
 
 
 async def test_cancellation_collects_the_unpaid_decline_fee_before_returning_the_rest(
     api: httpx.AsyncClient, app: FastAPI
 ) -> None:
-    card = await _holding(api, 10)
+    card = await holding_card(api, 10)
     await owe_decline_fee(app, card, 250)
-    response = await _cancel(api, card)
+    response = await cancel(api, card)
     assert response.status_code == 200, response.text
     assert response.json()["Status"] == "CANCELLED"
     assert await fee_revenue(app, card) == Decimal("2.5")
@@ -113,10 +102,10 @@ async def test_cancellation_collects_the_unpaid_decline_fee_before_returning_the
 async def test_the_unload_fee_of_cancellation_applies_to_what_is_left_after_the_decline_fee(
     api: httpx.AsyncClient, app: FastAPI
 ) -> None:
-    card = await _holding(api, 10)
+    card = await holding_card(api, 10)
     await set_fees(api, card, UnloadFeePercentage=1)
     await owe_decline_fee(app, card, 250)
-    assert (await _cancel(api, card)).status_code == 200
+    assert (await cancel(api, card)).status_code == 200
     # 1 % of the 7.50 left = 0.075 -> 0.08 (rounded up)
     assert await fee_revenue(app, card) == Decimal("2.58")
     assert await master_available(api) == Decimal("990") + Decimal("7.42")
@@ -129,7 +118,7 @@ async def test_cancellation_writes_off_a_decline_fee_the_empty_card_cannot_pay(
     await set_fees(api, card, DeclineFee=2.5)
     declined = await purchase(api, card, 50)
     assert declined["CardStatus"] == "SYSTEM_BLOCKED"
-    response = await _cancel(api, card)
+    response = await cancel(api, card)
     assert response.status_code == 200, response.text
     assert response.json()["Status"] == "CANCELLED"
     assert await fee_revenue(app, card) == 0
@@ -142,11 +131,11 @@ async def test_cancellation_writes_off_a_decline_fee_the_empty_card_cannot_pay(
 async def test_cancellation_collects_what_the_card_holds_and_writes_off_the_rest_of_the_fee(
     api: httpx.AsyncClient, app: FastAPI
 ) -> None:
-    card = await _holding(api, 10)
+    card = await holding_card(api, 10)
     await set_fees(api, card, DeclineFee=6)
     assert (await purchase(api, card, 50))["CardStatus"] == "ACTIVE"  # 6 paid, 4 left
     assert (await purchase(api, card, 50))["CardStatus"] == "SYSTEM_BLOCKED"  # 6 owed
-    assert (await _cancel(api, card)).status_code == 200
+    assert (await cancel(api, card)).status_code == 200
     assert await fee_revenue(app, card) == Decimal("10")
     assert await master_available(api) == Decimal("990")
     assert (await _deleted_event(app, card))["declineFeeWrittenOff"] == Decimal("2")
@@ -155,14 +144,14 @@ async def test_cancellation_collects_what_the_card_holds_and_writes_off_the_rest
 async def test_a_decline_fee_collection_that_times_out_is_collected_once_on_retry(
     api: httpx.AsyncClient, app: FastAPI
 ) -> None:
-    card = await _holding(api, 10)
+    card = await holding_card(api, 10)
     await owe_decline_fee(app, card, 250)
     await set_fault(api, "cardprov", "unload", "timeout")
-    timed_out = await _cancel(api, card)
+    timed_out = await cancel(api, card)
     assert timed_out.status_code == 503, timed_out.text
     assert (await card_detail(api, card))["Status"] == "SYSTEM_BLOCKED"
     assert await card_balance(api, card) == Decimal("7.5")  # the fee, reserved
-    response = await _cancel(api, card)
+    response = await cancel(api, card)
     assert response.status_code == 200, response.text
     assert await fee_revenue(app, card) == Decimal("2.5")
     assert await master_available(api) == Decimal("997.5")
@@ -172,15 +161,15 @@ async def test_a_decline_fee_collection_that_times_out_is_collected_once_on_retr
 async def test_a_refused_decline_fee_collection_leaves_the_fee_owed_and_the_card_open(
     api: httpx.AsyncClient, app: FastAPI
 ) -> None:
-    card = await _holding(api, 10)
+    card = await holding_card(api, 10)
     await owe_decline_fee(app, card, 250)
     await set_fault(api, "cardprov", "unload", "error", HttpStatus=409)
-    refused = await _cancel(api, card)
+    refused = await cancel(api, card)
     assert refused.status_code == 409, refused.text
     assert (await card_detail(api, card))["Status"] == "SYSTEM_BLOCKED"
     assert await card_balance(api, card) == Decimal("10")
     assert await fee_revenue(app, card) == 0
     # The fee is still owed: the next cancellation collects it.
-    assert (await _cancel(api, card)).status_code == 200
+    assert (await cancel(api, card)).status_code == 200
     assert await fee_revenue(app, card) == Decimal("2.5")
     assert await master_available(api) == Decimal("997.5")

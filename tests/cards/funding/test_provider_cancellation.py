@@ -9,23 +9,21 @@ from typing import Any
 
 import httpx
 from fastapi import FastAPI
-from sqlalchemy import select
 
 from finplat.cards.funding import FundingKind, FundingStatus
-from finplat.events.envelope import data_of
-from finplat.events.models import Event
 from finplat.ledger.verification import verify
 from finplat.reconciliation.cancelled_cards import CARD_CANCELLATION_RETURN
 from finplat.reconciliation.service import reconcile
 from tests.cards.funding.outcome_steps import (
     cancel,
     clear_faults,
+    deleted_events,
     fee_revenue,
     fundings,
+    holding_card,
     owe_decline_fee,
 )
 from tests.cards.funding.steps import (
-    active_card,
     card_balance,
     master_available,
     purchase,
@@ -44,20 +42,6 @@ async def _provider_cancels(api: httpx.AsyncClient, card: dict[str, Any]) -> htt
     )
 
 
-async def _holding(api: httpx.AsyncClient, value: float) -> dict[str, Any]:
-    """A card holding `value` USD (no fees), the master account holding 1000 - `value`."""
-    card = await active_card(api, master=1000.0)
-    await set_fees(api, card)
-    assert (await topup(api, card, value)).status_code == 200
-    return card
-
-
-async def _deleted_events(app: FastAPI, card: dict[str, Any]) -> list[dict[str, Any]]:
-    async with app.state.session_factory() as session:
-        rows = (await session.execute(select(Event).where(Event.type == "card.deleted"))).scalars()
-        return [dict(data_of(e.body)) for e in rows if data_of(e.body)["cardId"] == card["Id"]]
-
-
 async def _ledger_verifies(app: FastAPI) -> None:
     async with app.state.session_factory() as session:
         assert (await verify(session)).ok
@@ -66,11 +50,11 @@ async def _ledger_verifies(app: FastAPI) -> None:
 async def test_a_card_the_provider_cancels_is_cancelled_with_card_deleted_from_the_provider(
     api: httpx.AsyncClient, app: FastAPI
 ) -> None:
-    card = await _holding(api, 10)
+    card = await holding_card(api, 10)
     response = await _provider_cancels(api, card)
     assert response.status_code == 204, response.text
     assert (await card_detail(api, card))["Status"] == "CANCELLED"
-    [event] = await _deleted_events(app, card)
+    [event] = await deleted_events(app, card)
     assert (event["newStatus"], event["previousStatus"], event["cancelledBy"]) == (
         "CANCELLED",
         "ACTIVE",
@@ -81,16 +65,16 @@ async def test_a_card_the_provider_cancels_is_cancelled_with_card_deleted_from_t
 async def test_a_partners_cancellation_says_the_partner_cancelled(
     api: httpx.AsyncClient, app: FastAPI
 ) -> None:
-    card = await _holding(api, 10)
+    card = await holding_card(api, 10)
     assert (await cancel(api, card)).status_code == 200
-    [event] = await _deleted_events(app, card)
+    [event] = await deleted_events(app, card)
     assert event["cancelledBy"] == "PARTNER"
 
 
 async def test_what_a_provider_cancelled_card_held_returns_to_the_master_account_without_fee(
     api: httpx.AsyncClient, app: FastAPI
 ) -> None:
-    card = await _holding(api, 100)
+    card = await holding_card(api, 100)
     await set_fees(api, card, UnloadFeePercentage=1)
     assert (await _provider_cancels(api, card)).status_code == 204
     assert await master_available(api) == Decimal("1000")
@@ -107,24 +91,24 @@ async def test_what_a_provider_cancelled_card_held_returns_to_the_master_account
 async def test_a_provider_cancellation_pays_the_unpaid_decline_fee_first(
     api: httpx.AsyncClient, app: FastAPI
 ) -> None:
-    card = await _holding(api, 10)
+    card = await holding_card(api, 10)
     await owe_decline_fee(app, card, 250)
     assert (await _provider_cancels(api, card)).status_code == 204
     assert await fee_revenue(app, card) == Decimal("2.5")
     assert await master_available(api) == Decimal("997.5")
-    [event] = await _deleted_events(app, card)
+    [event] = await deleted_events(app, card)
     assert (event["previousStatus"], event["declineFeeWrittenOff"]) == ("SYSTEM_BLOCKED", 0)
 
 
 async def test_a_provider_cancellation_writes_off_the_fee_the_card_cannot_pay(
     api: httpx.AsyncClient, app: FastAPI
 ) -> None:
-    card = await _holding(api, 5)
+    card = await holding_card(api, 5)
     await owe_decline_fee(app, card, 800)
     assert (await _provider_cancels(api, card)).status_code == 204
     assert await fee_revenue(app, card) == Decimal("5")
     assert await master_available(api) == Decimal("995")
-    [event] = await _deleted_events(app, card)
+    [event] = await deleted_events(app, card)
     assert event["declineFeeWrittenOff"] == 3
     await _ledger_verifies(app)
 
@@ -132,7 +116,7 @@ async def test_a_provider_cancellation_writes_off_the_fee_the_card_cannot_pay(
 async def test_a_card_the_provider_cancelled_accepts_no_money(
     api: httpx.AsyncClient,
 ) -> None:
-    card = await _holding(api, 10)
+    card = await holding_card(api, 10)
     assert (await _provider_cancels(api, card)).status_code == 204
     refused = await topup(api, card, 10)
     assert (refused.status_code, refused.json()["Code"]) == (409, "CARD_CANCELLED")
@@ -143,17 +127,17 @@ async def test_a_card_the_provider_cancelled_accepts_no_money(
 async def test_the_provider_cannot_cancel_a_cancelled_card_again(
     api: httpx.AsyncClient, app: FastAPI
 ) -> None:
-    card = await _holding(api, 10)
+    card = await holding_card(api, 10)
     assert (await _provider_cancels(api, card)).status_code == 204
     again = await _provider_cancels(api, card)
     assert (again.status_code, again.json()["Code"]) == (409, "CARD_CANCELLED")
-    assert len(await _deleted_events(app, card)) == 1
+    assert len(await deleted_events(app, card)) == 1
 
 
 async def test_money_reaching_a_cancelled_card_later_is_booked_back_by_reconciliation(
     api: httpx.AsyncClient, app: FastAPI, tenant: Tenant
 ) -> None:
-    card = await _holding(api, 10)
+    card = await holding_card(api, 10)
     # The provider loads 40 more, but its answer is lost: the top-up stays pending.
     await set_fault(api, "cardprov", "load", "timeout")
     assert (await topup(api, card, 40, key="lost-answer")).status_code == 503
