@@ -19,7 +19,6 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.cards import funding
-from finplat.cards.errors import CardCancelled
 from finplat.cards.funding import FundingKind, FundingStatus
 from finplat.cards.models import Card
 from finplat.cards.models_funding import CardAutoTopup, CardFunding
@@ -90,8 +89,7 @@ async def configure(
     threshold_minor: int | None = None,
     deposit_currency: str | None = None,
 ) -> CardAutoTopup:
-    if card.status == CardStatus.CANCELLED:
-        raise CardCancelled()
+    card.refuse_if_cancelled()
     if rule == DEPOSIT and card.provider != "cardprov":
         raise AutoTopupNotSupported()
     row = (await rules_of(session, card)).get(rule)

@@ -22,8 +22,6 @@ import structlog
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.cards import auto_topup, funding
-from finplat.cards.errors import CardCancelled
-from finplat.cards.status import CardStatus
 from finplat.errors import ApiError, Conflict
 from finplat.events import service as events
 from finplat.idempotency import service as idempotency
@@ -86,8 +84,7 @@ async def receive(
         raise ValueError("a deposit credits at least one cent")  # the schema's minimum
     if claim.recovery_point == idempotency.STARTED:
         card = await funding.find_card(session, company_id=company_id, card_id=card_id, lock=True)
-        if card.status == CardStatus.CANCELLED:
-            raise CardCancelled()
+        card.refuse_if_cancelled()
         if card.provider != DEPOSIT_PROVIDER:
             raise DepositNotSupported()
         settlement = await ledger.company_account(

@@ -34,7 +34,7 @@ from enum import StrEnum
 from sqlalchemy import func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from finplat.cards.errors import CardCancelled, CardNotFound, MasterAccountShort
+from finplat.cards.errors import CardNotFound, MasterAccountShort
 from finplat.cards.fees import schedule_for
 from finplat.cards.models import Card
 from finplat.cards.models_funding import CardFunding
@@ -213,8 +213,7 @@ async def provider_view(
 
 
 def _check_accepts_money(card: Card, currency: str) -> None:
-    if card.status == CardStatus.CANCELLED:
-        raise CardCancelled()
+    card.refuse_if_cancelled()
     if card.currency != currency:
         raise CardCurrencyMismatch(f"The card holds {card.currency}, not {currency}.")
 

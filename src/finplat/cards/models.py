@@ -19,6 +19,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
+from finplat.cards.errors import CardCancelled
 from finplat.cards.status import CardStatus
 from finplat.db.base import Base, BigIntId, CompanyOwned, Timestamped
 
@@ -88,6 +89,12 @@ class Card(CompanyOwned, Timestamped, Base):
         such a block (`funding.unblock`): not a provider's answer to a control that was in
         flight when the block came, nor a status the provider reports."""
         return self.status == CardStatus.SYSTEM_BLOCKED and self.outstanding_fee_minor > 0
+
+    def refuse_if_cancelled(self) -> None:
+        """A cancelled card accepts no further money movement or control (the spec's card
+        states: `CANCELLED` is final)."""
+        if self.status == CardStatus.CANCELLED:
+            raise CardCancelled()
 
     def take_provider_status(self, reported: CardStatus) -> bool:
         """The status the provider answered or reported becomes the card's, except over a

@@ -6,9 +6,7 @@ from __future__ import annotations
 from fastapi import Request, Response, status
 
 from finplat.cards import funding, service
-from finplat.cards.errors import CardCancelled
 from finplat.cards.schemas import CardIdPath
-from finplat.cards.status import CardStatus
 from finplat.config import Settings
 from finplat.errors import ServiceUnavailable, error_responses
 from finplat.kit.schemas import UserIdQuery
@@ -73,8 +71,7 @@ async def sandbox_cards_provider_cancellation(
 ) -> Response:
     company_id = principal.company_id
     card = await service.user_card(session, company_id=company_id, user_id=userId, card_id=cardId)
-    if card.status == CardStatus.CANCELLED:
-        raise CardCancelled()
+    card.refuse_if_cancelled()
     program = funding.program_of(providers, card)
     if not isinstance(program, CardSimulation):
         raise ServiceUnavailable("The card provider cannot simulate its own cancellation.")

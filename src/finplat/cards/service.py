@@ -18,7 +18,6 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.banking import accounts as banking_accounts
 from finplat.cards import cancellation, decline_fees, funding, timestamps
-from finplat.cards.errors import CardCancelled
 from finplat.cards.models import Card
 from finplat.cards.repository import CardRepository, user_of_another_company
 from finplat.cards.schemas import PHYSICAL_DESIGNS, CardOrder
@@ -470,13 +469,8 @@ async def _change(
     return fresh
 
 
-def _not_cancelled(card: Card) -> None:
-    if card.status == S.CANCELLED:
-        raise CardCancelled()
-
-
 async def freeze(session: AsyncSession, providers: Providers, card: Card) -> Card:
-    _not_cancelled(card)
+    card.refuse_if_cancelled()
     if card.status == S.FROZEN:
         return card
     if card.status != S.ACTIVE:
@@ -485,7 +479,7 @@ async def freeze(session: AsyncSession, providers: Providers, card: Card) -> Car
 
 
 async def enable(session: AsyncSession, providers: Providers, card: Card) -> Card:
-    _not_cancelled(card)
+    card.refuse_if_cancelled()
     if card.status == S.SYSTEM_BLOCKED:
         if card.outstanding_fee_minor > 0:
             raise CardSystemBlocked()
@@ -499,7 +493,7 @@ async def enable(session: AsyncSession, providers: Providers, card: Card) -> Car
 
 
 async def activate(session: AsyncSession, providers: Providers, card: Card) -> Card:
-    _not_cancelled(card)
+    card.refuse_if_cancelled()
     if card.card_type != "PHYSICAL":
         raise _state(card, "Only physical cards are activated")
     if card.status == S.ACTIVE:
@@ -512,7 +506,7 @@ async def activate(session: AsyncSession, providers: Providers, card: Card) -> C
 
 
 async def set_pin(session: AsyncSession, providers: Providers, card: Card, pin: str) -> Card:
-    _not_cancelled(card)
+    card.refuse_if_cancelled()
     if card.status == S.PENDING:
         raise _state(card, "The card is not issued yet")
     if pin_too_simple(pin):
@@ -536,7 +530,7 @@ async def set_auto_lock(
 ) -> Card:
     """The provider enforces auto-lock (it locks the card after each approved purchase and
     declines `AUTO_LOCKED` until `enable`); the platform keeps the flag it was given."""
-    _not_cancelled(card)
+    card.refuse_if_cancelled()
     company_id = card.company_id
     _, fresh = await _at_provider(
         session,
@@ -562,7 +556,7 @@ async def cancel(session: AsyncSession, providers: Providers, card: Card) -> Car
     a pending purchase keeps the card open (409 `CARD_BALANCE_NOT_ZERO`). Once the provider has
     cancelled the card, the fee it could not pay is written off (`decline_fees.write_off`),
     reported as `declineFeeWrittenOff` in `card.deleted`."""
-    _not_cancelled(card)
+    card.refuse_if_cancelled()
     if card.provider != BankProvider.CARDPROV.value:
         raise _conflict(
             "CARD_CANCELLATION_NOT_SUPPORTED",
@@ -574,7 +568,7 @@ async def cancel(session: AsyncSession, providers: Providers, card: Card) -> Car
     card = await user_card(
         session, company_id=company_id, user_id=user_id, card_id=card_id, lock=True
     )
-    _not_cancelled(card)
+    card.refuse_if_cancelled()
     view = (await views(session, [card]))[0]
     if view.posted != 0 or view.available != 0:
         raise _conflict(
@@ -603,7 +597,7 @@ async def cancel(session: AsyncSession, providers: Providers, card: Card) -> Car
 async def widget(
     session: AsyncSession, providers: Providers, card: Card, *, base_url: str
 ) -> WidgetSession:
-    _not_cancelled(card)
+    card.refuse_if_cancelled()
     if card.status == S.PENDING or card.provider_card_id is None:
         raise _state(card, "The card is not issued yet")
     program, company_id, ref = (
