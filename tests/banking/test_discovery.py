@@ -78,6 +78,20 @@ async def test_a_scheme_that_does_not_carry_the_currency_is_invalid(
     assert response.json()["Code"] == "VALIDATION_ERROR"
 
 
+async def test_a_credit_in_a_currency_the_budget_does_not_hold_is_a_conflict(
+    api: httpx.AsyncClient,
+) -> None:
+    user = await banking_user(api)
+    euros = await create_budget(api, user, "Euros", Currencies=["EUR"])
+    response = await api.post(
+        f"/api/v2/sandbox/banking/budgets/{euros['BudgetId']}/credits",
+        params={"userId": user["Id"]},
+        json={"Currency": "GBP", "Amount": 10, "Scheme": "FPS", "SenderName": "Ada"},
+    )
+    assert (response.status_code, response.json()["Code"]) == (409, "CURRENCY_NOT_IN_BUDGET")
+    assert await available(api, user["Id"], euros["BudgetId"], "EUR") == Decimal("0")
+
+
 async def test_aggregated_balance_sums_budgets_per_currency(api: httpx.AsyncClient) -> None:
     user, _ = await funded_user(api, "100.00", "EUR")
     savings = await create_budget(api, user, "Savings", Currencies=["EUR", "GBP"])

@@ -14,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.banking.models import BankingBalance, BankingBudget
 from finplat.banking.repository import BalanceRepository, BudgetRepository
-from finplat.errors import ApiError, Conflict, NotFound
+from finplat.errors import Conflict, NotFound
 from finplat.providers.names import BankProvider
 from finplat.provisioning import service as provisioning
 from finplat.provisioning import statuses
@@ -46,8 +46,7 @@ class BankingNotActive(Conflict):
     )
 
 
-class CurrencyNotInBudget(ApiError):
-    status = 400
+class CurrencyNotInBudget(Conflict):
     code = "CURRENCY_NOT_IN_BUDGET"
     message = "The budget does not hold that currency."
 
@@ -119,7 +118,7 @@ async def user_budget(
 async def budget_balance(
     session: AsyncSession, *, company_id: int, budget: BankingBudget, currency: str
 ) -> BankingBalance:
-    """The budget's balance in `currency` (400 `CURRENCY_NOT_IN_BUDGET` if it has none)."""
+    """The budget's balance in `currency` (409 `CURRENCY_NOT_IN_BUDGET` if it has none)."""
     balance = await BalanceRepository(session, company_id).of_budget(budget.id, currency)
     if balance is None:
         raise CurrencyNotInBudget(f"The budget does not hold {currency}.")

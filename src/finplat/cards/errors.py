@@ -16,8 +16,8 @@ class CardCancelled(Conflict):
 
 
 class MasterAccountShort(Conflict):
-    """The company master account cannot pay for a card operation. A 409 rather than the
-    ledger's 400: the request is well formed, the account's state refuses it."""
+    """The company master account cannot pay for a card operation (the ledger's
+    `InsufficientFunds`, said of the master account)."""
 
     code = "INSUFFICIENT_FUNDS"
     message = "The company master account does not have enough available funds."

@@ -24,7 +24,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from finplat.errors import ApiError, Conflict, NotFound
+from finplat.errors import Conflict, NotFound
 from finplat.kit.clock import utcnow
 from finplat.ledger import repository
 from finplat.ledger.core import (
@@ -63,8 +63,10 @@ _COMPANY_ACCOUNT_RULES: dict[CompanyAccount, tuple[bool, int]] = {
 }
 
 
-class InsufficientFunds(ApiError):
-    status = 400
+class InsufficientFunds(Conflict):
+    """409, not 400: the request is well formed; the account's state refuses it (one status
+    for `INSUFFICIENT_FUNDS` across the API)."""
+
     code = "INSUFFICIENT_FUNDS"
     message = "The account does not have enough available funds."
 

@@ -134,7 +134,7 @@ async def test_insufficient_funds_reserve_nothing_and_leave_the_quote_open(
     user, budget = await funded_user(api, "5.00", "EUR")
     offer = await quoted(api, user, amount=10)
     response = await execute(api, user, offer["QuoteId"])
-    assert response.status_code == 400
+    assert response.status_code == 409
     assert response.json()["Code"] == "INSUFFICIENT_FUNDS"
     assert await available(api, user["Id"], budget["BudgetId"], "EUR") == Decimal("5.00")
     assert await _pending_debits(api, user["Id"], budget["BudgetId"], "EUR") == 0

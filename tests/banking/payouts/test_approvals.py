@@ -50,10 +50,10 @@ async def test_initiate_answers_an_approval_awaiting_verification(
     assert (await balance(api, user, budget["BudgetId"], "EUR"))["Available"] == 1000
 
 
-async def test_insufficient_funds_at_initiate_is_400(api: httpx.AsyncClient) -> None:
+async def test_insufficient_funds_at_initiate_is_409(api: httpx.AsyncClient) -> None:
     user, budget, payee = await payout_setup(api, "20.00")
     response = await initiate(api, user, terms(user, budget, payee, 20.01))
-    assert response.status_code == 400
+    assert response.status_code == 409
     assert response.json()["Code"] == "INSUFFICIENT_FUNDS"
 
 

@@ -43,7 +43,7 @@ async def test_parallel_transfers_never_overdraw_the_source() -> None:
             (r.status_code, r.json()["Status"] if r.status_code == 201 else r.json()["Code"])
             for r in responses
         )
-        assert outcomes == {(201, "COMPLETED"): 10, (400, "INSUFFICIENT_FUNDS"): 14}, outcomes
+        assert outcomes == {(201, "COMPLETED"): 10, (409, "INSUFFICIENT_FUNDS"): 14}, outcomes
         moved = await available(api, user["Id"], savings["BudgetId"], "EUR") + (
             await master_available(api, "EUR")
         )

@@ -285,7 +285,7 @@ async def test_insufficient_funds_are_refused_and_nothing_moves(api: httpx.Async
     response = await transfer(
         api, user, main["BudgetId"], "20.01", DestinationBudgetId=savings["BudgetId"]
     )
-    assert response.status_code == 400
+    assert response.status_code == 409
     assert response.json()["Code"] == "INSUFFICIENT_FUNDS"
     assert await available(api, user["Id"], main["BudgetId"], "EUR") == Decimal("20.00")
     assert await available(api, user["Id"], savings["BudgetId"], "EUR") == Decimal("0")

@@ -29,13 +29,13 @@ import structlog
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.banking import accounts, budgets
-from finplat.banking.accounts import BudgetNotFound, CurrencyNotInBudget
+from finplat.banking.accounts import BudgetNotFound
 from finplat.banking.discovery import NO_BANKING
 from finplat.banking.fx.models import BankingFxQuote, QuoteStatus
 from finplat.banking.fx.repository import QuoteRepository
 from finplat.banking.models import BankingBudget
 from finplat.banking.repository import BudgetRepository
-from finplat.errors import ApiError, Conflict, NotFound, ValidationFailed
+from finplat.errors import ApiError, NotFound, ValidationFailed
 from finplat.events import service as events
 from finplat.idempotency import service as idempotency
 from finplat.idempotency.service import Claim
@@ -67,11 +67,6 @@ REJECTED = "rejected"
 LOST_TRADE_GRACE = timedelta(minutes=5)
 PROVIDER_QUOTE_EXPIRED = "PROVIDER_QUOTE_EXPIRED"
 PROVIDER_QUOTE_EXECUTED = "QUOTE_ALREADY_EXECUTED"
-
-
-class FxCurrencyNotInBudget(Conflict):
-    code = "CURRENCY_NOT_IN_BUDGET"
-    message = "The budget does not hold that currency."
 
 
 class QuoteNotFound(NotFound):
@@ -155,12 +150,9 @@ async def request_quote(
         budget_id=budget_id,
     )
     for currency in (sell_currency, buy_currency):
-        try:
-            await accounts.budget_balance(
-                session, company_id=company_id, budget=budget, currency=currency
-            )
-        except CurrencyNotInBudget:
-            raise FxCurrencyNotInBudget(f"The budget does not hold {currency}.") from None
+        await accounts.budget_balance(
+            session, company_id=company_id, budget=budget, currency=currency
+        )
     provider_budget_id = budget.provider_budget_id
     try:
         provided = await call_provider(

@@ -94,7 +94,7 @@ async def payouts_check(
     summary="Initiate a payout (approval with a one-time token)",
     description="Quotes and checks the payout like `check`, then stores an approval of these "
     "exact terms and price, valid 10 minutes, with a one-time `VerificationToken` for the user "
-    "to confirm (`.../approvals/{approvalId}/verify`). Insufficient funds: 400 "
+    "to confirm (`.../approvals/{approvalId}/verify`). Insufficient funds: 409 "
     "`INSUFFICIENT_FUNDS`. " + TERMS_RULES,
     responses=error_responses(400, 404, 409, 503),
 )
@@ -174,7 +174,7 @@ async def payouts_get_approval(
     "it; when the provider's answer is lost (timeout, outage) it is still answered `PENDING`, "
     "with `StatusReason` `PROVIDER_OUTCOME_UNCERTAIN`, the money stays reserved and "
     "reconciliation settles it. A provider refusal fails it and releases the money. If the "
-    "budget no longer has the approved debit and fee available: 400 `INSUFFICIENT_FUNDS` (the "
+    "budget no longer has the approved debit and fee available: 409 `INSUFFICIENT_FUNDS` (the "
     "approval stays usable). Safe to retry with `Idempotency-Key`. " + TERMS_RULES,
     responses=error_responses(400, 404, 409, 503),
 )

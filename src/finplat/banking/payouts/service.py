@@ -3,7 +3,7 @@
 Flow (spec: "payout flow is quote, check, initiate, create"):
 * **check** resolves the terms, asks the provider for the price and compares it with the
   budget's available funds; no side effects.
-* **initiate** does the same, refuses insufficient funds (400 `INSUFFICIENT_FUNDS`), and stores
+* **initiate** does the same, refuses insufficient funds (409 `INSUFFICIENT_FUNDS`), and stores
   an approval with the exact terms and price and a one-time token for the user.
 * **create** needs that approval, verified and unused, with equal terms. It reserves
   debit + fee in the budget's ledger account (pending transfer to the company's settlement

@@ -44,7 +44,7 @@ def _destination_problems(body: BudgetTransferRequest) -> dict[str, list[str]]:
     "belong to that user's banking-provider account: an id unknown to the company is 404, an "
     "id of another user or account 403 `CROSS_ACCOUNT_TRANSFER_NOT_ALLOWED`. More decimals "
     "than the currency allows (2; 6 for USDC and USDT) is 400 `INVALID_TRANSFER_REQUEST`; "
-    "funds that do not cover the amount 400 `INSUFFICIENT_FUNDS`. The amount is reserved, "
+    "funds that do not cover the amount 409 `INSUFFICIENT_FUNDS`. The amount is reserved, "
     "then the provider moves it: `Status` `COMPLETED`, or `PENDING` (still reserved) when "
     "the provider's answer is outstanding; `GET /api/v2/transactions/{id}` follows it up. "
     "Safe to retry with `Idempotency-Key`; user-to-master transfers also with "
