@@ -6,7 +6,7 @@ import asyncio
 import os
 import random
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 SCHEMATHESIS = str(Path(sys.executable).parent / "schemathesis")
@@ -19,17 +19,27 @@ class Profile:
     max_examples: int
     phases: str
     timeout_seconds: float  # for one schemathesis run
+    fixed_seed: int | None = None  # the seed a run takes unless FINPLAT_FUZZ_SEED names one
 
     def without(self, phase: str) -> Profile:
         kept = ",".join(p for p in self.phases.split(",") if p != phase)
-        return Profile(self.name, self.max_examples, kept, self.timeout_seconds)
+        return replace(self, phases=kept)
 
 
 class FuzzRunTimedOut(AssertionError):
     """A schemathesis run went past its profile's time and was stopped."""
 
 
-QUICK = Profile("quick", max_examples=25, phases="examples,coverage,fuzzing", timeout_seconds=900)
+# `make test` fuzzes with one seed, so that a run of the suite gives the same answer twice: a
+# random seed there once failed CI by finding an old inconsistency in code the change under
+# test never touched. Exploring new seeds is `make fuzz`'s job (a random one, printed).
+QUICK = Profile(
+    "quick",
+    max_examples=25,
+    phases="examples,coverage,fuzzing",
+    timeout_seconds=900,
+    fixed_seed=626497368,
+)
 # 400 examples of each of some 150 operations, and stateful sequences: tens of thousands of
 # requests, more than 15 minutes on a 2-core machine (a run was cut there, mid-way, before).
 LONG = Profile(
@@ -44,9 +54,13 @@ def profile() -> Profile:
     return LONG if os.environ.get("FINPLAT_FUZZ_PROFILE") == "long" else QUICK
 
 
-def seed() -> int:
+def seed(chosen: Profile) -> int:
     given = os.environ.get("FINPLAT_FUZZ_SEED")
-    return int(given) if given else random.randrange(2**31)
+    if given:
+        return int(given)
+    if chosen.fixed_seed is not None:
+        return chosen.fixed_seed
+    return random.randrange(2**31)
 
 
 @dataclass(frozen=True)

@@ -74,7 +74,8 @@ async def target() -> AsyncIterator[Target]:
 
 
 async def test_schemathesis_finds_nothing_with_default_checks(target: Target) -> None:
-    chosen, seed_ = profile(), seed()
+    chosen = profile()
+    seed_ = seed(chosen)
     print(f"schemathesis profile={chosen.name} seed={seed_} (replay: FINPLAT_FUZZ_SEED={seed_})")
     # Fault injection is fuzzed on its own: the faults the fuzzer arms make later provider
     # calls fail on purpose (that is the endpoint doing its job), which would read as the
