@@ -67,7 +67,8 @@ class IncomingCredit(RequestModel):
     summary="Receive money into a budget (sandbox)",
     description="The sandbox banking provider receives a payment for the budget and notifies "
     "the platform, which posts it to the ledger and records a `COMPLETED` "
-    "`INCOMING_PAYMENT` transaction and a `payment.received` event.",
+    "`INCOMING_PAYMENT` transaction and a `payment.received` event. A currency the budget "
+    "does not hold is 409 `CURRENCY_NOT_IN_BUDGET`.",
     responses=error_responses(400, 404, 409, 503),
 )
 async def credit_budget(
