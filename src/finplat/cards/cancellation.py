@@ -46,15 +46,14 @@ class CancelledBy(StrEnum):
     PROVIDER = "PROVIDER"  # the card provider, on its own
 
 
-async def record_deleted(
-    session: AsyncSession,
-    card: Card,
-    *,
-    previous: str,
-    written_off_minor: int,
-    cancelled_by: CancelledBy,
+async def record_cancelled(
+    session: AsyncSession, card: Card, *, previous: str, cancelled_by: CancelledBy
 ) -> None:
-    """`card.deleted`, in the transaction that records the cancellation."""
+    """What every cancellation records once the provider has cancelled the card, in one
+    transaction: when, the decline fee the card could not pay written off, and `card.deleted`
+    (with `declineFeeWrittenOff` and `cancelledBy`)."""
+    card.cancelled_at = utcnow()
+    written_off_minor = await decline_fees.write_off(session, card)
     await events.record(
         session,
         company_id=card.company_id,
@@ -83,17 +82,10 @@ async def apply_provider_cancellation(session: AsyncSession, company_id: int, ca
     previous = card.status
     card.take_provider_status(CardStatus.CANCELLED)
     card.provider_block_pending = False  # nothing left to block at the provider
-    card.cancelled_at = card.updated_at = utcnow()
+    card.updated_at = utcnow()
     await session.flush()
-    await return_balance(session, card)
-    written_off = await decline_fees.write_off(session, card)
-    await record_deleted(
-        session,
-        card,
-        previous=previous,
-        written_off_minor=written_off,
-        cancelled_by=CancelledBy.PROVIDER,
-    )
+    await return_balance(session, card)  # before the write-off: the fee is paid first
+    await record_cancelled(session, card, previous=previous, cancelled_by=CancelledBy.PROVIDER)
     log.info("card_cancelled_by_provider", card_id=card.id, previous_status=previous)
 
 

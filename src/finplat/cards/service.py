@@ -579,16 +579,10 @@ async def cancel(session: AsyncSession, providers: Providers, card: Card) -> Car
     if card.provider_card_id is None:
         raise _state(card, "The provider has not issued the card yet")
     card = await _change(session, providers, card, CardAction.CANCEL)
-    card.cancelled_at = utcnow()
-    # In the transaction that records the cancellation: a card the provider did not cancel
-    # still owes its fee (and stays blocked).
-    written_off = await decline_fees.write_off(session, card)
-    await cancellation.record_deleted(
-        session,
-        card,
-        previous=previous,
-        written_off_minor=written_off,
-        cancelled_by=cancellation.CancelledBy.PARTNER,
+    # Only now the fee is written off: a card the provider did not cancel still owes it (and
+    # stays blocked).
+    await cancellation.record_cancelled(
+        session, card, previous=previous, cancelled_by=cancellation.CancelledBy.PARTNER
     )
     await session.flush()
     return card
