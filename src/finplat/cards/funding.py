@@ -40,7 +40,7 @@ from finplat.cards.models import Card
 from finplat.cards.models_funding import CardFunding
 from finplat.cards.repository import CardRepository
 from finplat.cards.status import CardStatus
-from finplat.errors import ApiError, Conflict
+from finplat.errors import ApiError, Conflict, ServiceUnavailable
 from finplat.idempotency import service as idempotency
 from finplat.idempotency.service import Claim
 from finplat.kit.clock import utcnow
@@ -56,6 +56,7 @@ from finplat.providers.cards.base import (
     CardFundsShort,
     CardMovement,
     CardProgram,
+    CardSimulation,
     ProviderCard,
 )
 from finplat.providers.errors import ProviderRejected, ProviderUnavailable
@@ -182,6 +183,15 @@ def program_for(providers: Providers, provider: str) -> CardProgram:
 
 def program_of(providers: Providers, card: Card) -> CardProgram:
     return program_for(providers, card.provider)
+
+
+def simulation_of(providers: Providers, card: Card, *, what: str) -> CardSimulation:
+    """The card's programme as a sandbox simulation, or 503 naming `what` it cannot simulate
+    (a real provider, or any programme without the sandbox's controls)."""
+    program = program_of(providers, card)
+    if not isinstance(program, CardSimulation):
+        raise ServiceUnavailable(f"The card provider cannot simulate {what}.")
+    return program
 
 
 def provider_card_id(card: Card) -> str:

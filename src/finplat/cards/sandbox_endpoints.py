@@ -8,11 +8,10 @@ from fastapi import Request, Response, status
 from finplat.cards import funding, service
 from finplat.cards.schemas import CardIdPath
 from finplat.config import Settings
-from finplat.errors import ServiceUnavailable, error_responses
+from finplat.errors import error_responses
 from finplat.kit.schemas import UserIdQuery
 from finplat.providers import sandbox_delivery
 from finplat.providers.calls import call_provider
-from finplat.providers.cards.base import CardSimulation
 from finplat.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 
 router = api_router(tags=["Sandbox"])
@@ -72,10 +71,7 @@ async def sandbox_cards_provider_cancellation(
     company_id = principal.company_id
     card = await service.user_card(session, company_id=company_id, user_id=userId, card_id=cardId)
     card.refuse_if_cancelled()
-    program = funding.program_of(providers, card)
-    if not isinstance(program, CardSimulation):
-        raise ServiceUnavailable("The card provider cannot simulate its own cancellation.")
-    simulation: CardSimulation = program
+    simulation = funding.simulation_of(providers, card, what="its own cancellation")
     ref = funding.provider_card_id(card)
     await call_provider(
         session,

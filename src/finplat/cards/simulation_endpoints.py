@@ -12,7 +12,7 @@ from pydantic import ConfigDict, Field
 from finplat.cards import auto_topup, decline_fees, funding
 from finplat.cards.funding_endpoints import CardCurrency, cents
 from finplat.cards.schemas import CardIdPath
-from finplat.errors import ApiError, ServiceUnavailable, error_responses
+from finplat.errors import ApiError, error_responses
 from finplat.events import service as events
 from finplat.kit.fields import SafeText
 from finplat.kit.money import AmountRange, DecimalAmount, from_minor, requested_amount
@@ -21,7 +21,6 @@ from finplat.ledger import service as ledger
 from finplat.ledger.core import Leg
 from finplat.ledger.service import CompanyAccount
 from finplat.providers.calls import call_provider
-from finplat.providers.cards.base import CardSimulation
 from finplat.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 
 router = api_router(tags=["Sandbox"])
@@ -87,10 +86,7 @@ async def cards_sandbox_authorize(
     company_id = principal.company_id
     money = requested_amount(body.Amount, body.Currency.value)
     card = await funding.find_card(session, company_id=company_id, card_id=cardId, user_id=userId)
-    program = funding.program_of(providers, card)
-    if not isinstance(program, CardSimulation):
-        raise ServiceUnavailable("The card provider cannot simulate purchases.")
-    simulation: CardSimulation = program
+    simulation = funding.simulation_of(providers, card, what="purchases")
     card_ref = funding.provider_card_id(card)
     merchant = body.Merchant
     txn = await call_provider(
