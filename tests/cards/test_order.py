@@ -105,6 +105,13 @@ async def test_unknown_card_type_is_404(api: httpx.AsyncClient) -> None:
     assert response.json()["Code"] == "CARD_TYPE_NOT_FOUND"
 
 
+async def test_unknown_user_is_404(api: httpx.AsyncClient) -> None:
+    user = await approved_card_user(api)
+    response = await order(api, {**await order_body(api, user), "UserId": 987654321})
+    assert response.status_code == 404
+    assert response.json()["Code"] == "USER_NOT_FOUND"
+
+
 async def test_switch_provider_card_creates_the_switch_link(api: httpx.AsyncClient) -> None:
     user = await approved_card_user(api)
     card = await ordered_card(api, user, provider="switchprov")
