@@ -22,14 +22,16 @@ from finplat.ledger.verification import verify
 from finplat.observability import configure_logging
 from finplat.providers.registry import build_providers
 from finplat.rate_limit import ApiKeyRateLimiter
-from tests.databases import TEMPLATE, scratch_database
+from tests.databases import TEMPLATE, drop_abandoned_databases, scratch_database
 
 pytest_plugins = ["tests.scanner_plugin"]
 
 
 @pytest.fixture(scope="session", autouse=True)
-async def _drop_migrated_template() -> AsyncIterator[None]:
-    """The schema template `tests.databases.migrated_database` copies lives for the run."""
+async def _scratch_databases() -> AsyncIterator[None]:
+    """The schema template `tests.databases.migrated_database` copies lives for the run. What
+    a killed run left behind is dropped first."""
+    await drop_abandoned_databases()
     yield
     await TEMPLATE.drop()
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import secrets
 import shutil
 import tempfile
@@ -45,6 +46,51 @@ async def _on_server(base: str, statement: str) -> None:
         await admin.close()
 
 
+def _database_name(label: str) -> str:
+    """A scratch database's name. It carries the test run's process id, so that a later run
+    can tell a database left behind by a run that was killed (`drop_abandoned_databases`)."""
+    return f"finplat_test_{label}_{os.getpid()}_{secrets.token_hex(4)}"
+
+
+_SCRATCH_NAME = re.compile(r"finplat_test_.+_(\d+)_[0-9a-f]{8}")
+_THIS_MACHINE = {None, "", "127.0.0.1", "localhost", "::1"}
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
+
+
+async def drop_abandoned_databases() -> list[str]:
+    """Drop the scratch databases of test runs that are no longer running (a run killed before
+    its own cleanup leaves them), and name them. Only on a server of this machine, where a
+    run's process id means something; a database of a running run is never touched."""
+    base = server_url()
+    if base is None or make_url(base).host not in _THIS_MACHINE:
+        return []
+    admin = await asyncpg.connect(asyncpg_dsn(base))
+    try:
+        names = await admin.fetch(
+            "SELECT datname FROM pg_database WHERE datname LIKE 'finplat\\_test\\_%'"
+        )
+        abandoned = [
+            row["datname"]
+            for row in names
+            if (found := _SCRATCH_NAME.fullmatch(row["datname"]))
+            and not _running(int(found.group(1)))
+        ]
+        for name in abandoned:
+            await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    finally:
+        await admin.close()
+    return abandoned
+
+
 def _database_url(base: str, name: str) -> str:
     return make_url(base).set(database=name).render_as_string(hide_password=False)
 
@@ -70,7 +116,7 @@ class _Template:
     async def postgresql_database(self, base: str) -> str:
         async with self.lock:
             if self.postgresql_name is None:
-                name = f"finplat_test_template_{secrets.token_hex(4)}"
+                name = _database_name("template")
                 await _on_server(base, f'CREATE DATABASE "{name}"')
                 await asyncio.to_thread(upgrade_to_head, _database_url(base, name))
                 self.postgresql_name = name
@@ -116,7 +162,7 @@ async def scratch_database(
         with tempfile.TemporaryDirectory(prefix=f"finplat-{label}-") as folder:
             yield f"sqlite+aiosqlite:///{Path(folder) / 'finplat.db'}"
         return
-    name = f"finplat_test_{label}_{secrets.token_hex(4)}"
+    name = _database_name(label)
     copy = f' TEMPLATE "{template}"' if template else ""
     await _on_server(base, f'CREATE DATABASE "{name}"{copy}')
     try:
