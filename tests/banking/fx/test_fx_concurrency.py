@@ -29,8 +29,8 @@ async def test_parallel_executions_of_one_quote_make_one_trade() -> None:
             *(execute(env.client, user, offer["QuoteId"], key=f"parallel-{i}") for i in range(12))
         )
         statuses = sorted(r.status_code for r in responses)
-        assert statuses == [201] + [400] * 11, [r.text for r in responses]
-        assert {r.json()["Code"] for r in responses if r.status_code == 400} == {
+        assert statuses == [201] + [409] * 11, [r.text for r in responses]
+        assert {r.json()["Code"] for r in responses if r.status_code == 409} == {
             "QUOTE_ALREADY_EXECUTED"
         }
         async with env.app.state.session_factory() as session:

@@ -98,7 +98,7 @@ async def test_an_expired_quote_cannot_be_executed(api: httpx.AsyncClient) -> No
     offer = await quoted(api, user, amount=10)
     _later(31)
     response = await execute(api, user, offer["QuoteId"])
-    assert response.status_code == 400
+    assert response.status_code == 409
     assert response.json()["Code"] == "QUOTE_EXPIRED"
     assert await available(api, user["Id"], budget["BudgetId"], "EUR") == Decimal("100.00")
 
@@ -109,11 +109,25 @@ async def test_a_quote_executes_once(api: httpx.AsyncClient) -> None:
     first = await execute(api, user, offer["QuoteId"], key="fx-once-1")
     assert first.status_code == 201, first.text
     again = await execute(api, user, offer["QuoteId"], key="fx-once-2")
-    assert again.status_code == 400
+    assert again.status_code == 409
     assert again.json()["Code"] == "QUOTE_ALREADY_EXECUTED"
     without_key = await execute(api, user, offer["QuoteId"])
-    assert without_key.status_code == 400
+    assert without_key.status_code == 409
     assert without_key.json()["Code"] == "QUOTE_ALREADY_EXECUTED"
+    assert await available(api, user["Id"], budget["BudgetId"], "EUR") == Decimal("90.00")
+
+
+async def test_an_order_trade_of_a_quote_already_executed_is_a_conflict(
+    api: httpx.AsyncClient,
+) -> None:
+    user, budget = await funded_user(api, "100.00", "EUR")
+    offer = await quoted(api, user, path="/api/v2/banking/orders/quote", user_id=None, amount=10)
+    body = {"QuoteId": offer["QuoteId"], "AccountId": user["AccountId"]}
+    first = await api.post("/api/v2/banking/orders/trade", json=body)
+    assert first.status_code == 201, first.text
+    again = await api.post("/api/v2/banking/orders/trade", json=body)
+    assert again.status_code == 409, again.text
+    assert again.json()["Code"] == "QUOTE_ALREADY_EXECUTED"
     assert await available(api, user["Id"], budget["BudgetId"], "EUR") == Decimal("90.00")
 
 

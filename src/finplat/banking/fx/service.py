@@ -35,7 +35,7 @@ from finplat.banking.fx.models import BankingFxQuote, QuoteStatus
 from finplat.banking.fx.repository import QuoteRepository
 from finplat.banking.models import BankingBudget
 from finplat.banking.repository import BudgetRepository
-from finplat.errors import ApiError, NotFound, ValidationFailed
+from finplat.errors import ApiError, Conflict, NotFound, ValidationFailed
 from finplat.events import service as events
 from finplat.idempotency import service as idempotency
 from finplat.idempotency.service import Claim
@@ -74,14 +74,14 @@ class QuoteNotFound(NotFound):
     message = "No quote with that QuoteId for this account."
 
 
-class QuoteExpired(ApiError):
-    status = 400
+class QuoteExpired(Conflict):
+    """A well-formed request the quote's state refuses: 409, as every such refusal."""
+
     code = "QUOTE_EXPIRED"
     message = "The quote has expired; ask for a new one."
 
 
-class QuoteAlreadyExecuted(ApiError):
-    status = 400
+class QuoteAlreadyExecuted(Conflict):
     code = "QUOTE_ALREADY_EXECUTED"
     message = "The quote was already executed; ask for a new one."
 
