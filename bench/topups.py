@@ -496,7 +496,8 @@ def main() -> int:
     parser.add_argument(
         "--profile",
         metavar="FILE",
-        help="py-spy record the server during `hot`: flame graph (.svg) or collapsed stacks (.txt)",
+        help="py-spy record the server during the last slice of `hot`: flame graph (.svg) or "
+        "collapsed stacks (.txt)",
     )
     parser.add_argument(
         "--analyze",
@@ -571,7 +572,10 @@ def main() -> int:
                 log(f"{where}: {float(figures['ops_per_s']):.1f}/s")
                 continue
             profiler = None
-            if scenario == "hot" and round_no == 0 and args.profile and server.proc is not None:
+            # The last round's: the first one's opens with the server's own warm-up (the first
+            # top-ups of a company go the route's way and make its fee revenue account).
+            last_round = round_no == args.rounds - 1
+            if scenario == "hot" and last_round and args.profile and server.proc is not None:
                 spy = str(ROOT / ".venv" / "bin" / "py-spy")
                 duration = str(int(slice_seconds + WARMUP_SECONDS))
                 profiler = subprocess.Popen(  # noqa: S603
