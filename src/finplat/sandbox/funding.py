@@ -87,7 +87,7 @@ async def fund_company(
     pending_id = int(claim.state["pending_id"])
     try:
         confirmation = await call_provider(
-            None,  # the checkpoint above committed: no lock is held
+            session,  # ends any read since the checkpoint: no lock across the call
             policy,
             provider=rail.name,
             operation="confirm_incoming_funds",

@@ -292,7 +292,7 @@ async def execute(
     provider_quote_id = quote.provider_quote_id
     try:
         trade = await call_provider(
-            None,  # the checkpoint above committed: no lock is held
+            session,  # ends any read since the checkpoint: no lock across the call
             providers.policy,
             provider=PROVIDER,
             operation="execute_trade",
