@@ -10,6 +10,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from finplat.db import request_session
 from finplat.kit.clock import utcnow
 from finplat.providers import faults
 from finplat.providers.callbacks import SandboxCallback
@@ -19,6 +20,16 @@ from finplat.providers.faults import FaultMode
 # Longer than any configured provider timeout: a hung call is always cut by the caller.
 HANG_SECONDS = 3600.0
 DEFAULT_ERROR_STATUS = 422
+
+
+class TransactionHeldAcrossProviderCall(RuntimeError):
+    """A programming error: the request called a provider with its transaction open."""
+
+    def __init__(self, provider: str, operation: str) -> None:
+        super().__init__(
+            f"{provider}.{operation} was called while the request's transaction was open; "
+            "commit (or pass the session to `call_provider`) before calling a provider."
+        )
 
 
 class Simulator:
@@ -35,6 +46,8 @@ class Simulator:
         `error` and `transient` raise here; `timeout` and `pending` are returned for the
         operation to act on (do the work, then hang; or answer pending).
         """
+        if request_session.holds_transaction():
+            raise TransactionHeldAcrossProviderCall(self.provider, operation)
         if self.latency_ms:
             await asyncio.sleep(self.latency_ms / 1000)
         fault = await faults.take(
