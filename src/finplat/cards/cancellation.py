@@ -71,11 +71,19 @@ async def record_cancelled(
     )
 
 
-async def apply_provider_cancellation(session: AsyncSession, company_id: int, card_id: int) -> None:
-    """The provider reported the card `CANCELLED`: record it (a cancelled card accepts no
-    further money movement), book back what the card holds, write off the fee it cannot pay
-    and send `card.deleted` with `cancelledBy` `PROVIDER`. Nothing for a card already
-    cancelled (a partner's cancellation reported back, or a repeated report)."""
+async def apply_provider_cancellation(
+    session: AsyncSession,
+    company_id: int,
+    card_id: int,
+    *,
+    cancelled_by: CancelledBy = CancelledBy.PROVIDER,
+) -> None:
+    """The provider has cancelled the card: record it (a cancelled card accepts no further
+    money movement), book back what the card holds, write off the fee it cannot pay and send
+    `card.deleted`. `cancelled_by` is `PROVIDER` for its report, `PARTNER` when a partner's
+    cancellation finds the provider has cancelled the card already (`service.cancel`).
+    Nothing for a card already cancelled (a partner's cancellation reported back, or a
+    repeated report)."""
     card = await CardRepository(session, company_id).find(card_id, lock=True)
     if card is None or card.status == CardStatus.CANCELLED:
         return
@@ -85,8 +93,13 @@ async def apply_provider_cancellation(session: AsyncSession, company_id: int, ca
     card.updated_at = utcnow()
     await session.flush()
     await return_balance(session, card)  # before the write-off: the fee is paid first
-    await record_cancelled(session, card, previous=previous, cancelled_by=CancelledBy.PROVIDER)
-    log.info("card_cancelled_by_provider", card_id=card.id, previous_status=previous)
+    await record_cancelled(session, card, previous=previous, cancelled_by=cancelled_by)
+    log.info(
+        "card_cancelled_at_provider",
+        card_id=card.id,
+        previous_status=previous,
+        cancelled_by=cancelled_by.value,
+    )
 
 
 async def return_balance(session: AsyncSession, card: Card) -> list[CardFunding]:

@@ -351,7 +351,9 @@ async def cards_disable_auto_lock(
     "the company master account (an unload, with the tier's unload fee); money held by a "
     "pending purchase keeps it open (409 "
     "`CARD_BALANCE_NOT_ZERO`). The card becomes `CANCELLED` and `card.deleted` is sent with "
-    "`newStatus` `CANCELLED`. Safe to retry after a provider timeout.",
+    "`newStatus` `CANCELLED`. Safe to retry after a provider timeout: a card the provider "
+    "has cancelled already is finished without an unload, what it still holds booked back "
+    "without the unload fee.",
     responses=CONTROL_ERRORS,
 )
 async def cards_cancel(

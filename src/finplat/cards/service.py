@@ -555,7 +555,9 @@ async def cancel(session: AsyncSession, providers: Providers, card: Card) -> Car
     back to the company master account (`funding.unload_for_cancellation`); money still held by
     a pending purchase keeps the card open (409 `CARD_BALANCE_NOT_ZERO`). Once the provider has
     cancelled the card, the fee it could not pay is written off (`decline_fees.write_off`),
-    reported as `declineFeeWrittenOff` in `card.deleted`."""
+    reported as `declineFeeWrittenOff` in `card.deleted`. A card the provider has cancelled
+    already (an earlier attempt whose answer was lost) is finished as the provider's own
+    cancellation is (`cancellation.apply_provider_cancellation`)."""
     card.refuse_if_cancelled()
     if card.provider != BankProvider.CARDPROV.value:
         raise _conflict(
@@ -563,6 +565,17 @@ async def cancel(session: AsyncSession, providers: Providers, card: Card) -> Car
             "Only card-provider cards can be cancelled permanently.",
         )
     company_id, user_id, card_id = card.company_id, card.user_id, card.id
+    if await _cancelled_at_provider(session, providers, card):
+        # An earlier attempt's cancellation reached the provider but its answer was lost, or
+        # the provider cancelled the card on its own and its report is still on the way. The
+        # provider moves no money for the card any more (it returned what the card held to the
+        # programme), so this finishes as its report would: what the ledger still holds,
+        # money that reached the card since that earlier attempt's unload included, is booked
+        # back without an unload fee.
+        await cancellation.apply_provider_cancellation(
+            session, company_id, card_id, cancelled_by=cancellation.CancelledBy.PARTNER
+        )
+        return await user_card(session, company_id=company_id, user_id=user_id, card_id=card_id)
     await decline_fees.collect_for_cancellation(session, providers, card)
     await funding.unload_for_cancellation(session, providers, card)
     card = await user_card(
@@ -586,6 +599,29 @@ async def cancel(session: AsyncSession, providers: Providers, card: Card) -> Car
     )
     await session.flush()
     return card
+
+
+async def _cancelled_at_provider(session: AsyncSession, providers: Providers, card: Card) -> bool:
+    """Whether the provider has cancelled the card: it answers `CANCELLED`, or 404 for a card
+    it no longer exposes (`CardProgram.card`)."""
+    ref = card.provider_card_id
+    if ref is None:
+        return False
+    program, company_id = funding.program_of(providers, card), card.company_id
+    try:
+        seen = await call_provider(
+            session,
+            providers.policy,
+            provider=card.provider,
+            operation="card",
+            call=lambda: program.card(company_id=company_id, card_id=ref),
+            idempotent=True,
+        )
+    except ProviderRejected as exc:
+        if exc.status == 404:
+            return True
+        raise
+    return PROVIDER_STATUS[seen.status] == S.CANCELLED
 
 
 async def widget(

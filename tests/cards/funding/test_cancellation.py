@@ -9,6 +9,8 @@ from typing import Any
 import httpx
 from fastapi import FastAPI
 
+from finplat.cards import funding
+from finplat.cards.models import Card
 from tests.cards.funding.outcome_steps import (
     cancel,
     deleted_events,
@@ -173,3 +175,32 @@ async def test_a_refused_decline_fee_collection_leaves_the_fee_owed_and_the_card
     assert (await cancel(api, card)).status_code == 200
     assert await fee_revenue(app, card) == Decimal("2.5")
     assert await master_available(api) == Decimal("997.5")
+
+
+# ----------------------------------------------------- a card the provider cancelled already
+
+
+async def _provider_cancels_unreported(app: FastAPI, card: dict[str, Any]) -> None:
+    """The provider cancels the card (as an earlier cancellation whose answer was lost did,
+    or on its own) and its report has not arrived yet."""
+    async with app.state.session_factory() as session:
+        found = await session.get(Card, card["Id"])
+    assert found is not None
+    simulation = funding.simulation_of(app.state.providers, found, what="a test")
+    ref = funding.provider_card_id(found)
+    await simulation.cancel_on_its_own(company_id=found.company_id, card_id=ref)
+
+
+async def test_cancelling_a_card_the_provider_cancelled_already_books_its_balance_back(
+    api: httpx.AsyncClient, app: FastAPI
+) -> None:
+    card = await holding_card(api, 100)
+    await set_fees(api, card, UnloadFeePercentage=1)
+    await _provider_cancels_unreported(app, card)
+    response = await cancel(api, card)
+    assert response.status_code == 200, response.text
+    assert response.json()["Status"] == "CANCELLED"
+    assert Decimal(str(response.json()["AvailableBalance"])) == 0
+    # The provider returned the card's money to the programme: no unload, so no unload fee.
+    assert await master_available(api) == Decimal("1000")
+    assert (await _deleted_event(app, card))["cancelledBy"] == "PARTNER"
