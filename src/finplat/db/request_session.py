@@ -1,7 +1,7 @@
 """The session of the request being served, for checks that must see it from afar.
 
 A provider is never called while the request's transaction is open (docs/decisions.md,
-"Provider calls"): on PostgreSQL that would hold a connection and any row locks across a network
+"Provider framework"): on PostgreSQL that would hold a connection and any row locks across a network
 call, and on SQLite, whose transactions take the write lock from their first statement, the
 sandbox provider's own session would wait for that lock until the call timed out. The sandbox
 providers check it on every operation (`finplat.providers.simulator`).
