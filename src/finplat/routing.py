@@ -26,6 +26,7 @@ from finplat.errors import ApiError, error_response
 from finplat.idempotency import service as idempotency
 from finplat.idempotency.http import RequestClaim
 from finplat.indexed_router import IndexedRouter
+from finplat.integer_parameters import integer_parameters, refuse_what_is_not_digits
 from finplat.kit.money import exact_json_numbers
 from finplat.providers.registry import Providers
 from finplat.rate_limit import RATE_COUNTED, CountedRequest
@@ -58,6 +59,7 @@ class ExactJsonRequest(Request):
 class AuthenticatedRoute(APIRoute):
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handler = super().get_route_handler()
+        integers = integer_parameters(self.dependant)
 
         async def authenticated_handler(request: Request) -> Response:
             request = ExactJsonRequest(request.scope, request.receive)
@@ -68,6 +70,7 @@ class AuthenticatedRoute(APIRoute):
                     request.state.company_id = principal.company_id
                     await _count_against_rate_limit(request, principal)
                     bind_company(session, principal.company_id)
+                    refuse_what_is_not_digits(request, integers)
                     request.state.session = session
                     request.state.principal = principal
                     with request_session.serving(session):
