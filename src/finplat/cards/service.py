@@ -602,26 +602,12 @@ async def cancel(session: AsyncSession, providers: Providers, card: Card) -> Car
 
 
 async def _cancelled_at_provider(session: AsyncSession, providers: Providers, card: Card) -> bool:
-    """Whether the provider has cancelled the card: it answers `CANCELLED`, or 404 for a card
-    it no longer exposes (`CardProgram.card`)."""
-    ref = card.provider_card_id
-    if ref is None:
+    """Whether the provider has cancelled the card: it answers `CANCELLED`, or no longer
+    exposes the card (`funding.provider_view`)."""
+    if card.provider_card_id is None:
         return False
-    program, company_id = funding.program_of(providers, card), card.company_id
-    try:
-        seen = await call_provider(
-            session,
-            providers.policy,
-            provider=card.provider,
-            operation="card",
-            call=lambda: program.card(company_id=company_id, card_id=ref),
-            idempotent=True,
-        )
-    except ProviderRejected as exc:
-        if exc.status == 404:
-            return True
-        raise
-    return PROVIDER_STATUS[seen.status] == S.CANCELLED
+    seen = await funding.provider_view(session, providers, card)
+    return seen is None or PROVIDER_STATUS[seen.status] == S.CANCELLED
 
 
 async def widget(
