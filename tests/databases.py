@@ -52,6 +52,11 @@ def _database_name(label: str) -> str:
     return f"finplat_test_{label}_{os.getpid()}_{secrets.token_hex(4)}"
 
 
+def _dropping(name: str) -> str:
+    """The statement that drops a scratch database, even with a session still connected."""
+    return f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'
+
+
 _SCRATCH_NAME = re.compile(r"finplat_test_.+_(\d+)_[0-9a-f]{8}")
 _THIS_MACHINE = {None, "", "127.0.0.1", "localhost", "::1"}
 
@@ -85,7 +90,7 @@ async def drop_abandoned_databases() -> list[str]:
             and not _running(int(found.group(1)))
         ]
         for name in abandoned:
-            await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            await admin.execute(_dropping(name))
     finally:
         await admin.close()
     return abandoned
@@ -128,7 +133,7 @@ class _Template:
             self.sqlite_folder = None
         base = server_url()
         if self.postgresql_name is not None and base is not None:
-            await _on_server(base, f'DROP DATABASE IF EXISTS "{self.postgresql_name}" WITH (FORCE)')
+            await _on_server(base, _dropping(self.postgresql_name))
             self.postgresql_name = None
 
 
@@ -168,4 +173,4 @@ async def scratch_database(
     try:
         yield _database_url(base, name)
     finally:
-        await _on_server(base, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        await _on_server(base, _dropping(name))
