@@ -29,9 +29,16 @@ def environment(database_url: str, **settings: str) -> dict[str, str]:
     return env
 
 
-async def run_cli(env: dict[str, str], *args: str, check: bool = True) -> tuple[int, str, str]:
+async def run_cli(
+    env: dict[str, str], *args: str, check: bool = True, cwd: Path | None = None
+) -> tuple[int, str, str]:
     proc = await asyncio.create_subprocess_exec(
-        FINPLAT, *args, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+        FINPLAT,
+        *args,
+        env=env,
+        cwd=cwd,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
     )
     out, err = await asyncio.wait_for(proc.communicate(), timeout=120)
     assert proc.returncode is not None

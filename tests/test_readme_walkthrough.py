@@ -1,0 +1,208 @@
+"""The README's walk-through, run as a newcomer runs it: `finplat migrate` and `finplat demo` on
+a fresh database, a real `finplat serve`, and every `curl` command of the walk-through executed
+by bash and curl, in order, with the ids each answer returns passed to the later commands.
+
+Every command must succeed (2xx) with an answer the sensitive-data scanner finds clean, and the
+outcomes the walk-through promises must hold, so a renamed field, a changed id or a step that
+no longer works fails here instead of on a reader."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import json
+import re
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from tests.databases import scratch_database
+from tests.documents import samples
+from tests.processes import environment, run_cli, served
+from tests.sensitive_data import find
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+SECTION = "## A walk-through with curl"
+COMMAND_TIMEOUT_SECONDS = 30
+# The command's own `-s` stays; curl reports transport errors and appends the status code.
+CURL = 'curl() { command curl -sS --max-time 20 -w "\\n%{http_code}" "$@"; }\n'
+SET_BY_THE_TEST = {"KEY", "API"}
+
+
+@dataclass(frozen=True)
+class AnswerValue:
+    """A value of an answer: `key` in the first object that also holds everything in `where`."""
+
+    key: str
+    where: tuple[tuple[str, str], ...] = ()
+
+
+# Which answer names each placeholder of the walk-through (README: "`$ACCOUNT`, ... stand for
+# those ids"), as the README's comments say. `$TOKEN` is always the latest one.
+PLACEHOLDERS: dict[str, dict[str, AnswerValue]] = {
+    "/api/v2/banking/accounts": {"ACCOUNT": AnswerValue("AccountId", (("Provider", "bankprov"),))},
+    "/api/v2/banking/users/1/budgets": {"BUDGET": AnswerValue("BudgetId")},
+    "/api/v2/banking/payees": {
+        "PAYEE": AnswerValue("PayeeId"),
+        "TOKEN": AnswerValue("VerificationToken"),
+    },
+    "/api/v2/banking/payouts/initiate": {
+        "APPROVAL": AnswerValue("ApprovalId"),
+        "TOKEN": AnswerValue("VerificationToken"),
+    },
+    "/api/v2/banking/payouts": {
+        "PAYOUT": AnswerValue("PayoutId"),
+        "BATCH": AnswerValue("PaymentBatchId"),
+    },
+    "/api/v2/banking/quotations": {"QUOTE": AnswerValue("QuoteId")},
+}
+_PROOF_OF_ADDRESS_DATE = re.compile(r"ProofOfAddressDate=\d{4}-\d{2}-\d{2}")
+
+
+@dataclass(frozen=True)
+class Answer:
+    method: str
+    path: str
+    status: int
+    body: Any
+
+
+def walkthrough_commands() -> list[str]:
+    """The walk-through's commands in order: each starts a line with `curl` or `export` and
+    runs on until the next one or the end of its code block (continuations, multi-line JSON
+    and trailing comments included)."""
+    section = README.read_text().split(SECTION, 1)[1].split("\n## ", 1)[0]
+    commands: list[str] = []
+    for block in re.findall(r"```sh\n(.*?)```", section, flags=re.DOTALL):
+        block_commands: list[str] = []
+        for line in block.splitlines():
+            if line.startswith(("curl ", "export ")):
+                block_commands.append(line)
+            elif block_commands:
+                block_commands[-1] += "\n" + line
+        commands += block_commands
+    return [c for c in commands if _exported(c) not in SET_BY_THE_TEST]
+
+
+def _exported(command: str) -> str | None:
+    match = re.match(r"export (\w+)=", command)
+    return match.group(1) if match else None
+
+
+def _as_of_today(command: str) -> str:
+    # The proof of address must be at most three months old on the day the test runs.
+    return _PROOF_OF_ADDRESS_DATE.sub(f"ProofOfAddressDate={dt.date.today()}", command)
+
+
+def _method(command: str) -> str:
+    match = re.search(r"-X (\w+)", command)
+    if match:
+        return match.group(1)
+    return "POST" if re.search(r"\s-[dF] ", command) else "GET"
+
+
+def _values(body: Any, key: str, where: tuple[tuple[str, str], ...] = ()) -> Iterator[Any]:
+    """Every value of `key` in a JSON document whose object also holds `where`, depth first."""
+    if isinstance(body, dict):
+        if key in body and all(body.get(name) == value for name, value in where):
+            yield body[key]
+        for value in body.values():
+            yield from _values(value, key, where)
+    elif isinstance(body, list):
+        for item in body:
+            yield from _values(item, key, where)
+
+
+async def _bash(script: str, cwd: Path, variables: dict[str, str]) -> str:
+    proc = await asyncio.create_subprocess_exec(
+        "bash",
+        "-c",
+        script,
+        cwd=cwd,
+        env={"PATH": "/usr/bin:/bin", **variables},
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(proc.communicate(), timeout=COMMAND_TIMEOUT_SECONDS)
+    assert proc.returncode == 0, f"{script}\n{err.decode()}"
+    return out.decode()
+
+
+async def _run(command: str, cwd: Path, variables: dict[str, str]) -> Answer:
+    name = _exported(command)
+    if name is not None:
+        exported = await _bash(f'{command}\nprintf %s "${name}"', cwd, variables)
+        variables[name] = exported
+        return Answer("export", name, 0, exported)
+    out = await _bash(CURL + _as_of_today(command), cwd, variables)
+    text, _, status = out.rpartition("\n")
+    url = re.search(r"\$API(/[^\s\"'?]*)", command)
+    assert url is not None, command
+    path = re.sub(r"\$(\w+)", lambda m: variables.get(m.group(1), m.group(0)), url.group(1))
+    answer = Answer(_method(command), urlsplit(path).path, int(status), json.loads(text or "null"))
+    assert 200 <= answer.status < 300, f"{command}\n-> {answer.status} {text}"
+    assert find(text, answer.path) == []  # no card number, CVV, PIN, SSN, key or secret
+    for variable, field in PLACEHOLDERS.get(answer.path, {}).items():
+        found = next(_values(answer.body, field.key, field.where), None)
+        if found is not None and (variable == "TOKEN" or variable not in variables):
+            variables[variable] = str(found)
+    return answer
+
+
+def _the(answers: list[Answer], method: str, path: str) -> Any:
+    """The body of the last answer to `method path`."""
+    return [a for a in answers if (a.method, a.path) == (method, path)][-1].body
+
+
+async def test_every_step_of_the_readme_walkthrough_works_against_finplat_serve(
+    tmp_path: Path,
+) -> None:
+    assert shutil.which("curl"), "the walk-through needs curl"
+    (tmp_path / "bill.pdf").write_bytes(samples.pdf())
+    (tmp_path / "statement.pdf").write_bytes(samples.pdf(120))
+    (tmp_path / "passport.jpg").write_bytes(samples.jpeg())
+    commands = walkthrough_commands()
+    async with scratch_database("readme") as url:
+        env = environment(url)
+        await run_cli(env, "migrate", cwd=tmp_path)
+        _, demo, _ = await run_cli(env, "demo", cwd=tmp_path)
+        key = re.search(r"API key: (\S+)", demo)
+        assert key is not None, demo
+        async with served(env, cwd=tmp_path) as (base_url, _server):
+            variables = {"KEY": key.group(1), "API": base_url}
+            answers = [await _run(command, tmp_path, variables) for command in commands]
+        await run_cli(env, "ledger", "verify", cwd=tmp_path)
+
+    assert {"ACCOUNT", "BUDGET", "PAYEE", "APPROVAL", "BATCH", "PAYOUT", "QUOTE"} <= set(variables)
+    user = _the(answers, "POST", "/api/v2/users")
+    assert (user["Id"], user["KycStatus"]) == (1, "NOT_STARTED")
+    payout = _the(answers, "GET", f"/api/v2/transactions/{variables['PAYOUT']}")
+    assert (payout["Type"], payout["Status"]) == ("PAYOUT", "COMPLETED")
+    assert _the(answers, "POST", "/api/v2/banking/trades/execute")["Status"] == "COMPLETED"
+    balances = _the(answers, "GET", "/api/v2/company/balances")["Balances"]
+    assert {(b["Currency"], b["Posted"]) for b in balances} == {("USD", 25000), ("EUR", 50)}
+    ordered = _the(answers, "POST", "/api/v2/cards")
+    assert (ordered["Id"], ordered["Status"]) == (1, "PENDING")
+    listed = _the(answers, "GET", "/api/v2/cards")["Cards"]
+    assert [(c["Id"], c["Status"], c["cardNo"], c["cvv"]) for c in listed] == [
+        (1, "ACTIVE", "", "***")
+    ]
+    topup = _the(answers, "POST", "/api/v2/cards/topup")
+    assert (topup["Success"], topup["Fee"]) == (True, 1)  # 1 % of 100.00
+    unload = _the(answers, "POST", "/api/v2/cards/unload-card")
+    assert (unload["Status"], unload["NetAmount"]) == ("COMPLETED", 20)
+    movements = _the(answers, "GET", "/api/v2/cards/1/transactions")["Items"]
+    assert {(m["Type"], m["Amount"]) for m in movements} == {("CLEARING", 12.5), ("LOAD", 99)}
+    assert _the(answers, "POST", "/api/v2/cards/1/freeze")["Status"] == "FROZEN"
+    assert _the(answers, "POST", "/api/v2/cards/1/enable")["Status"] == "ACTIVE"
+    assert _the(answers, "POST", "/api/v2/cards/1/pin") == {"CardId": 1, "PinSet": True}
+    this_month = _the(answers, "GET", "/api/v2/cards/1/auto-topup")["CurrentMonth"]
+    assert (this_month["Count"], this_month["Amount"]) == (1, 25)  # the deposit's top-up
+    cancelled = _the(answers, "DELETE", "/api/v2/cards/1")
+    assert (cancelled["Status"], cancelled["AvailableBalance"]) == ("CANCELLED", 0)
+    events = _the(answers, "GET", "/api/v2/events")["Items"]
+    deleted = [e["Data"] for e in events if e["Type"] == "card.deleted"]
+    assert [(d["cardId"], d["newStatus"]) for d in deleted] == [(1, "CANCELLED")]
