@@ -19,7 +19,6 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from starlette.routing import BaseRoute
 
 from finplat.auth.principal import Principal, authenticate
-from finplat.db import request_session
 from finplat.db.tenancy import bind_company
 from finplat.db.unit_of_work import unit_of_work
 from finplat.errors import ApiError, error_response
@@ -73,8 +72,7 @@ class AuthenticatedRoute(APIRoute):
                     refuse_what_is_not_digits(request, integers)
                     request.state.session = session
                     request.state.principal = principal
-                    with request_session.serving(session):
-                        response = _with_exact_numbers(await handler(request))
+                    response = _with_exact_numbers(await handler(request))
                     held = _held_claim(request)
                     if held is not None:
                         # Same transaction as the operation's last effect.

@@ -7,6 +7,8 @@ from contextlib import asynccontextmanager
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from finplat.db import open_sessions
+
 
 @asynccontextmanager
 async def unit_of_work(factory: async_sessionmaker[AsyncSession]) -> AsyncIterator[AsyncSession]:
@@ -17,7 +19,8 @@ async def unit_of_work(factory: async_sessionmaker[AsyncSession]) -> AsyncIterat
     """
     async with factory() as session:
         try:
-            yield session
+            with open_sessions.opened(session):
+                yield session
         except BaseException:
             await session.rollback()
             raise

@@ -10,7 +10,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from finplat.db import request_session
+from finplat.db import open_sessions
 from finplat.kit.clock import utcnow
 from finplat.providers import faults
 from finplat.providers.callbacks import SandboxCallback
@@ -23,11 +23,12 @@ DEFAULT_ERROR_STATUS = 422
 
 
 class TransactionHeldAcrossProviderCall(RuntimeError):
-    """A programming error: the request called a provider with its transaction open."""
+    """A programming error: a provider was called while a unit of work (a request's, a job's)
+    had its transaction open."""
 
     def __init__(self, provider: str, operation: str) -> None:
         super().__init__(
-            f"{provider}.{operation} was called while the request's transaction was open; "
+            f"{provider}.{operation} was called while a unit of work's transaction was open; "
             "commit (or pass the session to `call_provider`) before calling a provider."
         )
 
@@ -46,7 +47,7 @@ class Simulator:
         `error` and `transient` raise here; `timeout` and `pending` are returned for the
         operation to act on (do the work, then hang; or answer pending).
         """
-        if request_session.holds_transaction():
+        if open_sessions.holds_transaction():
             raise TransactionHeldAcrossProviderCall(self.provider, operation)
         if self.latency_ms:
             await asyncio.sleep(self.latency_ms / 1000)
