@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import random
 from collections import deque
 from collections.abc import Sequence
@@ -120,7 +121,9 @@ class TopupBatches:
             self._filled.set()
         if self._active < self._runners:
             self._active += 1
-            task = asyncio.create_task(self._run_while_waiting())
+            # A runner serves many requests: it takes none of this request's context (its log
+            # fields, its open session), or a later check would blame it for the request.
+            task = asyncio.create_task(self._run_while_waiting(), context=contextvars.Context())
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
         return await waiting.answer
