@@ -3,7 +3,8 @@
 Usage: bench/topups.py [--seconds S] [--clients C] [--workers W] [--procs P] [--rounds R]
                        [--ceiling ceiling.sh]
 
-1. Creates `finplat_bench_<random>` on 127.0.0.1:5432 (user postgres) and starts
+1. Drops the databases of earlier runs that were killed before their cleanup (`leftovers`),
+   creates `finplat_bench_<pid>_<random>` on 127.0.0.1:5432 (user postgres) and starts
    `.venv/bin/finplat serve` against it (rate limit lifted, logs at WARNING).
 2. Sets up through the public API and the sandbox, like a client would: companies
    (`finplat company create --json`), their master accounts funded through
@@ -49,6 +50,7 @@ from typing import Any
 import asyncpg
 import cpu_accounting
 import httpx
+import leftovers
 import rounds
 from cpu_accounting import CpuSample
 
@@ -81,6 +83,21 @@ async def create_database(name: str) -> None:
         await conn.execute(f'CREATE DATABASE "{name}"')
     finally:
         await conn.close()
+
+
+async def drop_abandoned_databases() -> list[str]:
+    """Drop the databases of benchmark runs that were killed before their cleanup."""
+    conn = await asyncpg.connect(PG_DSN)
+    try:
+        rows = await conn.fetch(
+            "SELECT datname FROM pg_database WHERE datname LIKE $1", leftovers.PREFIX + "%"
+        )
+        gone = leftovers.abandoned(row["datname"] for row in rows)
+        for name in gone:
+            await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    finally:
+        await conn.close()
+    return gone
 
 
 async def drop_database(name: str) -> None:
@@ -532,7 +549,10 @@ def main() -> int:
         parser.error(f"unknown scenarios: {', '.join(sorted(unknown))}")
     slice_seconds = args.seconds / args.rounds
 
-    name = f"finplat_bench_{secrets.token_hex(4)}"
+    dropped = asyncio.run(drop_abandoned_databases())
+    if dropped:
+        log(f"dropped {len(dropped)} database(s) of killed runs: {', '.join(dropped)}")
+    name = leftovers.database_name()
     env = {
         **os.environ,
         "FINPLAT_DATABASE_URL": f"postgresql+asyncpg://postgres@127.0.0.1:5432/{name}",

@@ -2,28 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-from types import ModuleType
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.bench.bench_modules import load
 
-def _load_rounds() -> ModuleType:
-    path = Path(__file__).resolve().parents[2] / "bench" / "rounds.py"
-    spec = importlib.util.spec_from_file_location("bench_rounds", path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
-
-
-rounds = _load_rounds()
+rounds = load("rounds")
 
 
 def test_rounds_alternate_the_order_of_the_scenarios() -> None:
