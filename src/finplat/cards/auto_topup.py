@@ -120,7 +120,10 @@ async def run(
 
     `amount_minor` caps the top-up (a deposit's USD value); a capped top-up below the top-up
     minimum does not run. `DEPOSIT` runs only for a deposit in the rule's `Currency`."""
-    card = await funding.find_card(session, company_id=company_id, card_id=card_id)
+    # The card's lock, held until the top-up's funding row is committed, makes the month's
+    # usage check and the top-up one step: triggers racing on one card (parallel deposits or
+    # clearings) would all pass the check before any of them had funded.
+    card = await funding.find_card(session, company_id=company_id, card_id=card_id, lock=True)
     claim = Claim(company_id=company_id, key=f"auto-topup:{card_id}:{rule}:{trigger}", token="")
     earlier = await _funding_by_key(session, company_id, claim.derived_key(funding.LOAD_STEP))
     if earlier is not None:

@@ -2,7 +2,8 @@
 not in the default run): rounds of parallel top-ups, unloads, purchases, freezes and enables,
 with card-provider faults of every mode armed at random and cancellations at the end. Once the
 faults are cleared and every 503 is retried as a partner would, reconciliation must find the
-ledger equal to the provider for every card, and the ledger must verify.
+ledger equal to the provider for every card, the ledger must verify and the automatic top-ups
+must have stayed within their monthly limit.
 
 This found the lost-unload race the funding lease closes and the cancellation that could never
 be retried. `FINPLAT_CHAOS_SEEDS` (default 5) runs that many seeds from `FINPLAT_CHAOS_SEED`
@@ -38,6 +39,7 @@ ROUNDS = 8
 OPERATIONS_PER_ROUND = 12
 FAULT_MODES = ("error", "timeout", "transient", "pending")
 FAULT_OPERATIONS = ("load", "unload", "change_status")
+MONTHLY_LIMIT = 200  # of each auto top-up rule; the month's automatic top-ups stay within it
 
 
 def _operation(
@@ -77,8 +79,8 @@ async def _cards(api: httpx.AsyncClient) -> list[dict[str, Any]]:
     for card in cards[:2]:
         params = {"userId": card["UserId"]}
         rules = {
-            "low-balance": {"Threshold": 20, "Amount": 15, "MonthlyLimit": 200},
-            "failed-tx": {"Amount": 25, "MonthlyLimit": 200},
+            "low-balance": {"Threshold": 20, "Amount": 15, "MonthlyLimit": MONTHLY_LIMIT},
+            "failed-tx": {"Amount": 25, "MonthlyLimit": MONTHLY_LIMIT},
         }
         for rule, terms in rules.items():
             body = {"CardId": card["Id"], "Enabled": True, **terms}
@@ -120,3 +122,9 @@ async def test_parallel_card_money_with_provider_faults_ends_equal_to_the_provid
         assert (report.differences, report.errors) == ([], []), f"seed {seed}"
         async with env.app.state.session_factory() as session:
             assert (await verify(session)).ok, f"seed {seed}"
+        for card in cards[:2]:
+            settings = await api.get(
+                f"/api/v2/cards/{card['Id']}/auto-topup", params={"userId": card["UserId"]}
+            )
+            month = settings.json()["CurrentMonth"]
+            assert month["Amount"] <= MONTHLY_LIMIT, f"seed {seed}: {month}"

@@ -1,0 +1,63 @@
+"""Real parallel triggers of automatic top-ups against PostgreSQL (skipped on SQLite, whose
+single writer makes the race impossible by construction): a rule's monthly limit holds however
+many triggers arrive at once."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from decimal import Decimal
+
+import pytest
+
+from finplat.ledger.verification import verify
+from tests.cards.funding.steps import active_card, card_balance, set_fees
+from tests.databases import backend
+from tests.isolated import isolated
+
+pytestmark = pytest.mark.skipif(backend() != "postgresql", reason="PostgreSQL concurrency")
+DEPOSITS = 12
+
+
+async def test_parallel_deposits_top_up_no_more_than_the_monthly_limit() -> None:
+    async with isolated("autotopup", database_pool_size=40, sandbox_latency_ms=20) as env:
+        api = env.client
+        card = await active_card(api, master=0)
+        await set_fees(api, card)  # no fees
+        rule = await api.post(
+            "/api/v2/cards/auto-topup/deposit",
+            params={"userId": card["UserId"]},
+            json={
+                "CardId": card["Id"],
+                "Enabled": True,
+                "Amount": 25,
+                "MonthlyLimit": 100,
+                "Currency": "USDC",
+            },
+        )
+        assert rule.status_code == 200, rule.text
+        responses = await asyncio.gather(
+            *(
+                api.post(
+                    f"/api/v2/sandbox/cards/{card['Id']}/deposits",
+                    params={"userId": card["UserId"]},
+                    json={"Amount": 50, "Currency": "USDC"},
+                    headers={"Idempotency-Key": f"deposit-{i}"},
+                )
+                for i in range(DEPOSITS)
+            )
+        )
+        assert Counter(r.status_code for r in responses) == {200: DEPOSITS}, [
+            r.text for r in responses
+        ]
+        topped_up = [r.json()["AutoTopupOrderId"] for r in responses]
+        assert len([t for t in topped_up if t is not None]) == 4  # 4 x 25 = the limit of 100
+        settings = await api.get(
+            f"/api/v2/cards/{card['Id']}/auto-topup", params={"userId": card["UserId"]}
+        )
+        month = settings.json()["CurrentMonth"]
+        assert (month["Count"], month["Amount"]) == (4, 100)
+        assert await card_balance(api, card) == Decimal(100)
+        async with env.app.state.session_factory() as session:
+            report = await verify(session)
+            assert report.ok, report.summary()
