@@ -1,9 +1,10 @@
-"""Parallel executions of one quote against PostgreSQL (SQLite's single writer makes the race
-impossible by construction)."""
+"""Parallel trades against PostgreSQL (SQLite's single writer makes the races impossible by
+construction): one quote trades once, and trades of many quotes never overdraw the budget."""
 
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from decimal import Decimal
 
 import pytest
@@ -53,3 +54,25 @@ async def test_parallel_executions_of_one_quote_make_one_trade() -> None:
         bid = budget["BudgetId"]
         assert await available(env.client, user["Id"], bid, "EUR") == Decimal("900.00")
         assert await available(env.client, user["Id"], bid, "USD") == Decimal("107.73")
+
+
+async def test_parallel_trades_of_many_quotes_never_overdraw_the_budget() -> None:
+    async with isolated("fx", database_pool_size=30, sandbox_latency_ms=20) as env:
+        user, budget = await funded_user(env.client, "100.00", "EUR")
+        offers = [await quoted(env.client, user, amount=30) for _ in range(8)]
+        responses = await asyncio.gather(
+            *(
+                execute(env.client, user, offer["QuoteId"], key=f"trade-{i}")
+                for i, offer in enumerate(offers)
+            )
+        )
+        outcomes = Counter(
+            r.json()["Status"] if r.status_code == 201 else (r.status_code, r.json()["Code"])
+            for r in responses
+        )
+        assert outcomes == {"COMPLETED": 3, (409, "INSUFFICIENT_FUNDS"): 5}, outcomes
+        bid = budget["BudgetId"]
+        assert await available(env.client, user["Id"], bid, "EUR") == Decimal("10.00")
+        async with env.app.state.session_factory() as session:
+            report = await verify(session)
+            assert report.ok, report.summary()
