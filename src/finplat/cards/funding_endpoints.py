@@ -437,8 +437,10 @@ async def _configure(
     threshold: Decimal | None = None,
     currency: str | None = None,
 ) -> AutoTopupSettings:
+    # Under the card's lock: settings of a rule racing the rule's first one would all insert
+    # it, and all but one would fail on the unique (card, rule).
     card = await service.user_card(
-        session, company_id=company_id, user_id=user_id, card_id=body.CardId
+        session, company_id=company_id, user_id=user_id, card_id=body.CardId, lock=True
     )
 
     def minor(value: Decimal, name: str) -> int:

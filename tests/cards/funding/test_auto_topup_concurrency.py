@@ -1,6 +1,6 @@
-"""Real parallel triggers of automatic top-ups against PostgreSQL (skipped on SQLite, whose
-single writer makes the race impossible by construction): a rule's monthly limit holds however
-many triggers arrive at once."""
+"""Automatic top-ups under real parallel requests against PostgreSQL (skipped on SQLite, whose
+single writer makes the races impossible by construction): a rule's monthly limit holds however
+many triggers arrive at once, and a rule set many times at once is set, not a server error."""
 
 from __future__ import annotations
 
@@ -61,3 +61,33 @@ async def test_parallel_deposits_top_up_no_more_than_the_monthly_limit() -> None
         async with env.app.state.session_factory() as session:
             report = await verify(session)
             assert report.ok, report.summary()
+
+
+@pytest.mark.parametrize("rule", ["low-balance", "failed-tx", "deposit"])
+async def test_parallel_first_settings_of_a_rule_all_succeed_and_leave_one_rule(rule: str) -> None:
+    async with isolated("autotopup", database_pool_size=40, sandbox_latency_ms=20) as env:
+        api = env.client
+        card = await active_card(api, master=0)
+        extra = {"low-balance": {"Threshold": 5}, "deposit": {"Currency": "USDT"}}.get(rule, {})
+        responses = await asyncio.gather(
+            *(
+                api.post(
+                    f"/api/v2/cards/auto-topup/{rule}",
+                    params={"userId": card["UserId"]},
+                    json={
+                        "CardId": card["Id"],
+                        "Enabled": True,
+                        "Amount": 10 + i,
+                        "MonthlyLimit": 100,
+                        **extra,
+                    },
+                )
+                for i in range(8)
+            )
+        )
+        assert Counter(r.status_code for r in responses) == {200: 8}, [r.text for r in responses]
+        settings = await api.get(
+            f"/api/v2/cards/{card['Id']}/auto-topup", params={"userId": card["UserId"]}
+        )
+        field = {"low-balance": "LowBalance", "failed-tx": "FailedTransaction"}.get(rule, "Deposit")
+        assert settings.json()[field]["Amount"] in range(10, 18)  # one of the eight, whole
