@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from decimal import Decimal
+from typing import Any
 
 import pytest
 
@@ -68,7 +69,11 @@ async def test_parallel_first_settings_of_a_rule_all_succeed_and_leave_one_rule(
     async with isolated("autotopup", database_pool_size=40, sandbox_latency_ms=20) as env:
         api = env.client
         card = await active_card(api, master=0)
-        extra = {"low-balance": {"Threshold": 5}, "deposit": {"Currency": "USDT"}}.get(rule, {})
+        extras: dict[str, dict[str, Any]] = {
+            "low-balance": {"Threshold": 5},
+            "deposit": {"Currency": "USDT"},
+        }
+        extra = extras.get(rule, {})
         responses = await asyncio.gather(
             *(
                 api.post(
