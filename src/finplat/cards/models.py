@@ -79,6 +79,9 @@ class Card(CompanyOwned, Timestamped, Base):
         Boolean, default=False, server_default=false()
     )
     pin_set: Mapped[bool] = mapped_column(Boolean, default=False)
+    # The provider's time (`updated_at`) of the last control answer applied to the card
+    # (`service._apply_control_answer`).
+    provider_seen_at: Mapped[datetime | None] = mapped_column(default=None)
     shipped_at: Mapped[datetime | None] = mapped_column(default=None)
     activated_at: Mapped[datetime | None] = mapped_column(default=None)
     cancelled_at: Mapped[datetime | None] = mapped_column(default=None)
@@ -99,7 +102,10 @@ class Card(CompanyOwned, Timestamped, Base):
     def take_provider_status(self, reported: CardStatus) -> bool:
         """The status the provider answered or reported becomes the card's, except over a
         decline-fee block: that stands (a provider's `CANCELLED` still applies), and the card
-        is flagged so the block job makes the provider agree. Whether the status changed."""
+        is flagged so the block job makes the provider agree. `CANCELLED` is final: nothing
+        the provider says afterwards moves the card again. Whether the status changed."""
+        if self.status == CardStatus.CANCELLED:
+            return False
         if self.held_by_decline_fee and reported != CardStatus.CANCELLED:
             self.provider_block_pending = True
             return False

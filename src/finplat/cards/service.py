@@ -461,12 +461,24 @@ async def _change(
             company_id=company_id, card_id=ref, action=action
         ),
     )
-    # A decline fee may have blocked the card while the provider was being asked.
-    fresh.take_provider_status(PROVIDER_STATUS[changed.status])
-    fresh.last_balance_minor = changed.balance_minor
-    fresh.updated_at = utcnow()
+    _apply_control_answer(fresh, changed)
     await session.flush()
     return fresh
+
+
+def _apply_control_answer(card: Card, answer: ProviderCard) -> None:
+    """The provider's answer to a control becomes the card's status and balance, unless an
+    answer the provider gave later was applied already. Controls racing on one card reach the
+    provider in one order and may get their answers back in another (no lock is held across
+    the call): the provider's `updated_at` orders them, so a slow answer never puts back the
+    status a later control replaced (a card frozen here and active at the provider)."""
+    if card.provider_seen_at is not None and answer.updated_at < card.provider_seen_at:
+        return
+    card.provider_seen_at = answer.updated_at
+    # A decline fee may have blocked the card while the provider was being asked.
+    card.take_provider_status(PROVIDER_STATUS[answer.status])
+    card.last_balance_minor = answer.balance_minor
+    card.updated_at = utcnow()
 
 
 async def freeze(session: AsyncSession, providers: Providers, card: Card) -> Card:
