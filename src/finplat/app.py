@@ -69,7 +69,9 @@ finplat: users, KYC, cards, banking and signed webhooks for partner companies, b
 
 Every `/api/v2` route needs the company API key in the `x-api-key` header. Property names are
 PascalCase. Every error has the same body: `Message`, `Code`, `Status`, `ValidationErrors`
-(field-level, keyed by PascalCase field name) and `Details`.
+(field-level, keyed by PascalCase field name) and `Details`. Integers in paths and query strings
+are written with the digits 0-9 only (`6`, not `6.0`, `+6` or ` 6`): anything else is 400
+`VALIDATION_ERROR`.
 """
 
 _REQUEST_PARTS = {"body", "query", "path", "header", "cookie"}
