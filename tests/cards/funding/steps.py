@@ -70,6 +70,27 @@ async def card_balance(api: httpx.AsyncClient, card: dict[str, Any]) -> Decimal:
     return Decimal(str(response.json()["AvailableBalance"]))
 
 
+async def set_auto_topup(
+    api: httpx.AsyncClient, card: dict[str, Any], rule: str, **terms: Any
+) -> httpx.Response:
+    """Set the card's auto top-up `rule` (`low-balance`, `failed-tx` or `deposit`), enabled
+    unless `Enabled` says otherwise."""
+    return await api.post(
+        f"/api/v2/cards/auto-topup/{rule}",
+        params={"userId": card["UserId"]},
+        json={"CardId": card["Id"], "Enabled": True, **terms},
+    )
+
+
+async def auto_topup_settings(api: httpx.AsyncClient, card: dict[str, Any]) -> dict[str, Any]:
+    """The card's auto top-up rules and the current month's automatic top-ups."""
+    response = await api.get(
+        f"/api/v2/cards/{card['Id']}/auto-topup", params={"userId": card["UserId"]}
+    )
+    assert response.status_code == 200, response.text
+    return dict(response.json())
+
+
 async def set_fees(api: httpx.AsyncClient, card: dict[str, Any], **fees: float) -> None:
     tier_id = card["TierId"]
     body = {

@@ -12,7 +12,13 @@ from typing import Any
 import pytest
 
 from finplat.ledger.verification import verify
-from tests.cards.funding.steps import active_card, card_balance, set_fees
+from tests.cards.funding.steps import (
+    active_card,
+    auto_topup_settings,
+    card_balance,
+    set_auto_topup,
+    set_fees,
+)
 from tests.databases import backend
 from tests.isolated import isolated
 
@@ -25,16 +31,8 @@ async def test_parallel_deposits_top_up_no_more_than_the_monthly_limit() -> None
         api = env.client
         card = await active_card(api, master=0)
         await set_fees(api, card)  # no fees
-        rule = await api.post(
-            "/api/v2/cards/auto-topup/deposit",
-            params={"userId": card["UserId"]},
-            json={
-                "CardId": card["Id"],
-                "Enabled": True,
-                "Amount": 25,
-                "MonthlyLimit": 100,
-                "Currency": "USDC",
-            },
+        rule = await set_auto_topup(
+            api, card, "deposit", Amount=25, MonthlyLimit=100, Currency="USDC"
         )
         assert rule.status_code == 200, rule.text
         responses = await asyncio.gather(
@@ -53,10 +51,7 @@ async def test_parallel_deposits_top_up_no_more_than_the_monthly_limit() -> None
         ]
         topped_up = [r.json()["AutoTopupOrderId"] for r in responses]
         assert len([t for t in topped_up if t is not None]) == 4  # 4 x 25 = the limit of 100
-        settings = await api.get(
-            f"/api/v2/cards/{card['Id']}/auto-topup", params={"userId": card["UserId"]}
-        )
-        month = settings.json()["CurrentMonth"]
+        month = (await auto_topup_settings(api, card))["CurrentMonth"]
         assert (month["Count"], month["Amount"]) == (4, 100)
         assert await card_balance(api, card) == Decimal(100)
         async with env.app.state.session_factory() as session:
@@ -76,23 +71,11 @@ async def test_parallel_first_settings_of_a_rule_all_succeed_and_leave_one_rule(
         extra = extras.get(rule, {})
         responses = await asyncio.gather(
             *(
-                api.post(
-                    f"/api/v2/cards/auto-topup/{rule}",
-                    params={"userId": card["UserId"]},
-                    json={
-                        "CardId": card["Id"],
-                        "Enabled": True,
-                        "Amount": 10 + i,
-                        "MonthlyLimit": 100,
-                        **extra,
-                    },
-                )
+                set_auto_topup(api, card, rule, Amount=10 + i, MonthlyLimit=100, **extra)
                 for i in range(8)
             )
         )
         assert Counter(r.status_code for r in responses) == {200: 8}, [r.text for r in responses]
-        settings = await api.get(
-            f"/api/v2/cards/{card['Id']}/auto-topup", params={"userId": card["UserId"]}
-        )
+        settings = await auto_topup_settings(api, card)
         field = {"low-balance": "LowBalance", "failed-tx": "FailedTransaction"}.get(rule, "Deposit")
-        assert settings.json()[field]["Amount"] in range(10, 18)  # one of the eight, whole
+        assert settings[field]["Amount"] in range(10, 18)  # one of the eight, whole

@@ -23,7 +23,14 @@ import pytest
 
 from finplat.ledger.verification import verify
 from finplat.reconciliation import service as reconciliation
-from tests.cards.funding.steps import active_card, set_fees, topup, unload
+from tests.cards.funding.steps import (
+    active_card,
+    auto_topup_settings,
+    set_auto_topup,
+    set_fees,
+    topup,
+    unload,
+)
 from tests.cards.steps import control
 from tests.databases import backend
 from tests.isolated import isolated
@@ -77,14 +84,12 @@ async def _cards(api: httpx.AsyncClient) -> list[dict[str, Any]]:
     for card in cards:
         assert (await topup(api, card, 50)).status_code == 200
     for card in cards[:2]:
-        params = {"userId": card["UserId"]}
         rules = {
             "low-balance": {"Threshold": 20, "Amount": 15, "MonthlyLimit": MONTHLY_LIMIT},
             "failed-tx": {"Amount": 25, "MonthlyLimit": MONTHLY_LIMIT},
         }
         for rule, terms in rules.items():
-            body = {"CardId": card["Id"], "Enabled": True, **terms}
-            response = await api.post(f"/api/v2/cards/auto-topup/{rule}", params=params, json=body)
+            response = await set_auto_topup(api, card, rule, **terms)
             assert response.status_code == 200, response.text
     return cards
 
@@ -123,8 +128,5 @@ async def test_parallel_card_money_with_provider_faults_ends_equal_to_the_provid
         async with env.app.state.session_factory() as session:
             assert (await verify(session)).ok, f"seed {seed}"
         for card in cards[:2]:
-            settings = await api.get(
-                f"/api/v2/cards/{card['Id']}/auto-topup", params={"userId": card["UserId"]}
-            )
-            month = settings.json()["CurrentMonth"]
+            month = (await auto_topup_settings(api, card))["CurrentMonth"]
             assert month["Amount"] <= MONTHLY_LIMIT, f"seed {seed}: {month}"

@@ -9,7 +9,13 @@ from typing import Any
 
 import httpx
 
-from tests.cards.funding.steps import active_card, card_balance, master_available, set_fees
+from tests.cards.funding.steps import (
+    active_card,
+    card_balance,
+    master_available,
+    set_auto_topup,
+    set_fees,
+)
 from tests.cards.steps import approved_card_user, ordered_card
 from tests.onboarding import set_fault
 
@@ -54,16 +60,14 @@ async def _deposit_rule(
     monthly_limit: float = 100,
     currency: str = "USDC",
 ) -> None:
-    response = await api.post(
-        "/api/v2/cards/auto-topup/deposit",
-        params={"userId": card["UserId"]},
-        json={
-            "CardId": card["Id"],
-            "Enabled": enabled,
-            "Amount": amount,
-            "MonthlyLimit": monthly_limit,
-            "Currency": currency,
-        },
+    response = await set_auto_topup(
+        api,
+        card,
+        "deposit",
+        Enabled=enabled,
+        Amount=amount,
+        MonthlyLimit=monthly_limit,
+        Currency=currency,
     )
     assert response.status_code == 200, response.text
 

@@ -15,9 +15,11 @@ from finplat.events.models import Event
 from finplat.reconciliation import service as reconciliation
 from tests.cards.funding.steps import (
     active_card,
+    auto_topup_settings,
     card_balance,
     master_available,
     purchase,
+    set_auto_topup,
     set_fees,
     spent_unseen,
     topup,
@@ -146,27 +148,14 @@ async def test_decline_fee_the_provider_cannot_collect_blocks_the_card(
 
 async def test_low_balance_auto_top_up_runs_after_a_clearing(api: httpx.AsyncClient) -> None:
     card = await _funded_card(api, 50)
-    rule = await api.post(
-        "/api/v2/cards/auto-topup/low-balance",
-        params={"userId": card["UserId"]},
-        json={
-            "CardId": card["Id"],
-            "Enabled": True,
-            "Threshold": 20,
-            "Amount": 30,
-            "MonthlyLimit": 100,
-        },
-    )
+    rule = await set_auto_topup(api, card, "low-balance", Threshold=20, Amount=30, MonthlyLimit=100)
     assert rule.status_code == 200, rule.text
     assert (await purchase(api, card, 20))["AutoTopupOrderId"] is None  # 30 left
     result = await purchase(api, card, 15)  # 15 left, below 20
     assert result["AutoTopupOrderId"] is not None
     assert await card_balance(api, card) == Decimal("45")
-    settings = await api.get(
-        f"/api/v2/cards/{card['Id']}/auto-topup", params={"userId": card["UserId"]}
-    )
-    assert settings.status_code == 200, settings.text
-    assert settings.json()["CurrentMonth"] == {"Count": 1, "Amount": 30.0, "Currency": "USD"}
+    settings = await auto_topup_settings(api, card)
+    assert settings["CurrentMonth"] == {"Count": 1, "Amount": 30.0, "Currency": "USD"}
     assert await master_available(api) == Decimal("1000") - Decimal("50") - Decimal("30")
 
 
@@ -174,17 +163,7 @@ async def test_low_balance_auto_top_up_stays_within_the_monthly_limit(
     api: httpx.AsyncClient,
 ) -> None:
     card = await _funded_card(api, 50)
-    rule = await api.post(
-        "/api/v2/cards/auto-topup/low-balance",
-        params={"userId": card["UserId"]},
-        json={
-            "CardId": card["Id"],
-            "Enabled": True,
-            "Threshold": 40,
-            "Amount": 10,
-            "MonthlyLimit": 15,
-        },
-    )
+    rule = await set_auto_topup(api, card, "low-balance", Threshold=40, Amount=10, MonthlyLimit=15)
     assert rule.status_code == 200, rule.text
     assert (await purchase(api, card, 20))["AutoTopupOrderId"] is not None  # 30 -> 40
     assert (await purchase(api, card, 20))["AutoTopupOrderId"] is None  # limit reached
@@ -195,11 +174,7 @@ async def test_failed_transaction_auto_top_up_runs_after_an_insufficient_funds_d
     api: httpx.AsyncClient,
 ) -> None:
     card = await _funded_card(api, 5)
-    rule = await api.post(
-        "/api/v2/cards/auto-topup/failed-tx",
-        params={"userId": card["UserId"]},
-        json={"CardId": card["Id"], "Enabled": True, "Amount": 25, "MonthlyLimit": 100},
-    )
+    rule = await set_auto_topup(api, card, "failed-tx", Amount=25, MonthlyLimit=100)
     assert rule.status_code == 200, rule.text
     result = await purchase(api, card, 10)
     assert result["Status"] == "DECLINED"
