@@ -92,11 +92,11 @@ async def drop_abandoned_databases() -> list[str]:
         rows = await conn.fetch(
             "SELECT datname FROM pg_database WHERE datname LIKE $1", leftovers.PREFIX + "%"
         )
-        gone = leftovers.abandoned(row["datname"] for row in rows)
-        for name in gone:
-            await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
     finally:
         await conn.close()
+    gone = leftovers.abandoned(row["datname"] for row in rows)
+    for name in gone:
+        await drop_database(name)
     return gone
 
 
