@@ -177,13 +177,24 @@ class SandboxCardProgram:
         )
 
     async def _row(
-        self, session: AsyncSession, company_id: int, card_id: str, *, exposed: bool = True
+        self,
+        session: AsyncSession,
+        company_id: int,
+        card_id: str,
+        *,
+        exposed: bool = True,
+        lock: bool = False,
     ) -> SandboxCardprovCard:
+        """The card's row; `lock` for a change decided on what the row holds, so that changes
+        racing on one card apply one after the other, as at a real provider (a freeze that
+        read ACTIVE must not land on the card a cancellation closed meanwhile)."""
         stmt = select(SandboxCardprovCard).where(
             SandboxCardprovCard.card_id == card_id,
             SandboxCardprovCard.company_id == company_id,
             SandboxCardprovCard.provider == self.name,
         )
+        if lock:
+            stmt = stmt.with_for_update()
         row = (await session.execute(stmt)).scalar_one_or_none()
         if row is None or (exposed and row.hidden):
             raise CardUnknown()
@@ -320,7 +331,7 @@ class SandboxCardProgram:
             # Cancelling again answers CANCELLED: a caller whose first answer was lost must
             # be able to learn that the card is cancelled.
             row = await self._row(
-                session, company_id, card_id, exposed=action is not CardAction.CANCEL
+                session, company_id, card_id, exposed=action is not CardAction.CANCEL, lock=True
             )
             allowed, target = TRANSITIONS[action]
             if row.status not in allowed:
@@ -346,7 +357,7 @@ class SandboxCardProgram:
     async def set_pin(self, *, company_id: int, card_id: str, pin: str) -> None:
         await self.sim.enter(company_id, "set_pin")
         async with unit_of_work(self.factory) as session:
-            row = await self._row(session, company_id, card_id)
+            row = await self._row(session, company_id, card_id, lock=True)
             if row.status == S.CANCELLED.value:
                 raise CardStateRefused("The card provider cannot set the PIN of a cancelled card.")
             salt = secrets.token_bytes(16)
@@ -358,7 +369,7 @@ class SandboxCardProgram:
     async def set_auto_lock(self, *, company_id: int, card_id: str, enabled: bool) -> ProviderCard:
         mode = await self.sim.enter(company_id, "set_auto_lock")
         async with unit_of_work(self.factory) as session:
-            row = await self._row(session, company_id, card_id)
+            row = await self._row(session, company_id, card_id, lock=True)
             if row.status == S.CANCELLED.value:
                 raise CardStateRefused("The card provider cannot change a cancelled card.")
             if row.auto_lock != enabled or (not enabled and row.locked):
@@ -409,7 +420,7 @@ class SandboxCardProgram:
                 assert found is not None
                 answer = found
             else:
-                row = await self._row(session, company_id, card_id)
+                row = await self._row(session, company_id, card_id, lock=True)
                 if row.status in (S.CANCELLED.value, S.PENDING.value):
                     raise CardStateRefused(
                         f"The card provider cannot {operation} a card in status {row.status}."
@@ -556,7 +567,7 @@ class SandboxCardProgram:
     ) -> ProviderCard:
         mode = await self.sim.enter(company_id, "ship")
         async with unit_of_work(self.factory) as session:
-            row = await self._row(session, company_id, card_id)
+            row = await self._row(session, company_id, card_id, lock=True)
             if row.card_type != "PHYSICAL" or row.status == S.CANCELLED.value:
                 raise CardStateRefused("Only a physical, non-cancelled card can be shipped.")
             if not row.shipped:
@@ -583,7 +594,7 @@ class SandboxCardProgram:
         await self.sim.enter(company_id, "authorize")
         async with unit_of_work(self.factory) as session:
             # A merchant can still present a cancelled card: it is declined, `CARD_CANCELLED`.
-            row = await self._row(session, company_id, card_id, exposed=False)
+            row = await self._row(session, company_id, card_id, exposed=False, lock=True)
             reason = None
             if row.status != S.ACTIVE.value:
                 reason = f"CARD_{row.status}"
@@ -640,7 +651,7 @@ class SandboxCardProgram:
 
     async def cancel_on_its_own(self, *, company_id: int, card_id: str) -> ProviderCard:
         async with unit_of_work(self.factory) as session:
-            row = await self._row(session, company_id, card_id)
+            row = await self._row(session, company_id, card_id, lock=True)
             if row.status in (S.CANCELLED.value, S.PENDING.value):
                 raise CardStateRefused(
                     f"The card provider cannot cancel a card in status {row.status}."
