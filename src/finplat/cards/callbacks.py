@@ -11,8 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.cards import cancellation
 from finplat.cards.repository import CardRepository
-from finplat.cards.service import PROVIDER_STATUS
-from finplat.cards.status import CardStatus
+from finplat.cards.status import PROVIDER_STATUS, CardStatus
 from finplat.kit.clock import utcnow
 from finplat.providers import inbound
 from finplat.providers.cards.base import CARD_STATUS_CHANGED, ProviderCardStatus

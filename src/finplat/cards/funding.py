@@ -39,7 +39,7 @@ from finplat.cards.fees import schedule_for
 from finplat.cards.models import Card
 from finplat.cards.models_funding import CardFunding
 from finplat.cards.repository import CardRepository
-from finplat.cards.status import CardStatus
+from finplat.cards.status import PROVIDER_STATUS, CardStatus
 from finplat.errors import ApiError, Conflict, ServiceUnavailable
 from finplat.idempotency import service as idempotency
 from finplat.idempotency.service import Claim
@@ -566,13 +566,30 @@ async def _still_pending(session: AsyncSession, row: CardFunding) -> bool:
 
 
 async def unblock(session: AsyncSession, providers: Providers, card: Card) -> Card:
-    """The outstanding decline fee is paid: the provider unblocks the card."""
+    """The outstanding decline fee is paid: the provider unblocks the card. Its answer is
+    taken like any control's (`take_control_answer`): a fee owed again meanwhile keeps the
+    block, and the answer's time keeps an older control's late answer from undoing it."""
     company_id, card_id = card.company_id, card.id
     changed = await change_at_provider(session, providers, card, CardAction.UNBLOCK)
     fresh = await find_card(session, company_id=company_id, card_id=card_id, lock=True)
-    if fresh.status == CardStatus.SYSTEM_BLOCKED and fresh.outstanding_fee_minor == 0:
-        fresh.status = changed.status.value
+    take_control_answer(fresh, changed)
     return fresh
+
+
+def take_control_answer(card: Card, answer: ProviderCard) -> None:
+    """The provider's answer to a control becomes the card's status and balance (call with
+    the card's row locked), unless an answer the provider gave later was applied already.
+    Controls racing on one card reach the provider in one order and may get their answers
+    back in another (no lock is held across the call): the provider's `updated_at` orders
+    them, so a slow answer never puts back the status a later control replaced (a card frozen
+    here and active at the provider). A decline-fee block and `CANCELLED` stand whatever the
+    answer says (`Card.take_provider_status`)."""
+    if card.provider_seen_at is not None and answer.updated_at < card.provider_seen_at:
+        return
+    card.provider_seen_at = answer.updated_at
+    card.take_provider_status(PROVIDER_STATUS[answer.status])
+    card.last_balance_minor = answer.balance_minor
+    card.updated_at = utcnow()
 
 
 async def change_at_provider(

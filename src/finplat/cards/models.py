@@ -80,7 +80,7 @@ class Card(CompanyOwned, Timestamped, Base):
     )
     pin_set: Mapped[bool] = mapped_column(Boolean, default=False)
     # The provider's time (`updated_at`) of the last control answer applied to the card
-    # (`service._apply_control_answer`).
+    # (`funding.take_control_answer`).
     provider_seen_at: Mapped[datetime | None] = mapped_column(default=None)
     shipped_at: Mapped[datetime | None] = mapped_column(default=None)
     activated_at: Mapped[datetime | None] = mapped_column(default=None)

@@ -21,7 +21,7 @@ from finplat.cards import cancellation, decline_fees, funding, timestamps
 from finplat.cards.models import Card
 from finplat.cards.repository import CardRepository, user_of_another_company
 from finplat.cards.schemas import PHYSICAL_DESIGNS, CardOrder
-from finplat.cards.status import CardStatus
+from finplat.cards.status import PROVIDER_STATUS, CardStatus
 from finplat.errors import ApiError, Conflict, NotFound, Unauthorized
 from finplat.idempotency.service import Claim
 from finplat.kit.clock import utcnow
@@ -50,14 +50,6 @@ from finplat.users import service as users
 T = TypeVar("T")
 WIDGET_TTL_SECONDS = 60
 S = CardStatus
-PROVIDER_STATUS = {
-    ProviderCardStatus.PENDING: S.PENDING,
-    ProviderCardStatus.INACTIVE: S.INACTIVE,
-    ProviderCardStatus.ACTIVE: S.ACTIVE,
-    ProviderCardStatus.FROZEN: S.FROZEN,
-    ProviderCardStatus.BLOCKED: S.SYSTEM_BLOCKED,
-    ProviderCardStatus.CANCELLED: S.CANCELLED,
-}
 
 
 # ------------------------------------------------------------------------------------ errors
@@ -461,24 +453,9 @@ async def _change(
             company_id=company_id, card_id=ref, action=action
         ),
     )
-    _apply_control_answer(fresh, changed)
+    funding.take_control_answer(fresh, changed)
     await session.flush()
     return fresh
-
-
-def _apply_control_answer(card: Card, answer: ProviderCard) -> None:
-    """The provider's answer to a control becomes the card's status and balance, unless an
-    answer the provider gave later was applied already. Controls racing on one card reach the
-    provider in one order and may get their answers back in another (no lock is held across
-    the call): the provider's `updated_at` orders them, so a slow answer never puts back the
-    status a later control replaced (a card frozen here and active at the provider)."""
-    if card.provider_seen_at is not None and answer.updated_at < card.provider_seen_at:
-        return
-    card.provider_seen_at = answer.updated_at
-    # A decline fee may have blocked the card while the provider was being asked.
-    card.take_provider_status(PROVIDER_STATUS[answer.status])
-    card.last_balance_minor = answer.balance_minor
-    card.updated_at = utcnow()
 
 
 async def freeze(session: AsyncSession, providers: Providers, card: Card) -> Card:

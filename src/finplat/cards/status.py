@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from finplat.providers.cards.base import ProviderCardStatus
+
 
 class CardStatus(StrEnum):
     PENDING = "PENDING"
@@ -16,3 +18,14 @@ class CardStatus(StrEnum):
     FROZEN = "FROZEN"
     SYSTEM_BLOCKED = "SYSTEM_BLOCKED"  # an unpaid decline fee
     CANCELLED = "CANCELLED"
+
+
+# What a card provider's status means here (its BLOCKED is the platform's decline-fee block).
+PROVIDER_STATUS = {
+    ProviderCardStatus.PENDING: CardStatus.PENDING,
+    ProviderCardStatus.INACTIVE: CardStatus.INACTIVE,
+    ProviderCardStatus.ACTIVE: CardStatus.ACTIVE,
+    ProviderCardStatus.FROZEN: CardStatus.FROZEN,
+    ProviderCardStatus.BLOCKED: CardStatus.SYSTEM_BLOCKED,
+    ProviderCardStatus.CANCELLED: CardStatus.CANCELLED,
+}

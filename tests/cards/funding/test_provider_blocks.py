@@ -22,7 +22,7 @@ from finplat.providers import sandbox_delivery
 from finplat.providers.callbacks import SandboxCallback
 from finplat.providers.cards.base import CardAction, ProviderCardStatus
 from tests.cards.funding.steps import active_card, purchase, set_fees, topup
-from tests.cards.steps import control
+from tests.cards.steps import card_detail, control
 from tests.onboarding import set_fault
 
 ATTEMPTS = 3  # the test settings retry a technical failure twice
@@ -214,3 +214,38 @@ async def test_a_status_the_provider_reports_does_not_lift_a_decline_fee_block(
     assert (reported.status, reported.outstanding_fee_minor) == ("SYSTEM_BLOCKED", 600)
     assert reported.provider_block_pending  # the job checks the provider again
     assert (await purchase(api, card, 1))["DeclineReason"] == "CARD_BLOCKED"
+
+
+async def test_a_late_freeze_answer_does_not_freeze_the_card_a_paid_fee_unblocked(
+    api: httpx.AsyncClient, app: FastAPI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The provider applies a freeze; before its answer lands here, a purchase it declines
+    costs a decline fee the card cannot pay (blocked), and a top-up pays the fee (unblocked at
+    the provider, so active there). The freeze's late answer is older than the unblock's."""
+    card = await active_card(api, master=1000.0)
+    await set_fees(api, card)
+    assert (await topup(api, card, 5)).status_code == 200
+    await set_fees(api, card, DeclineFee=6)
+    program = app.state.providers.card_programs["cardprov"]
+    change_status = program.change_status
+
+    async def fee_owed_and_paid_meanwhile(
+        *, company_id: int, card_id: str, action: CardAction
+    ) -> Any:
+        answer = await change_status(company_id=company_id, card_id=card_id, action=action)
+        if action == CardAction.FREEZE:
+            declined = await purchase(api, card, 50)
+            assert (declined["DeclineFeeStatus"], declined["CardStatus"]) == (
+                "OUTSTANDING",
+                "SYSTEM_BLOCKED",
+            )
+            paid = await topup(api, card, 20)
+            assert paid.status_code == 200, paid.text
+        return answer
+
+    monkeypatch.setattr(program, "change_status", fee_owed_and_paid_meanwhile)
+    frozen = await control(api, card, "freeze")
+    assert frozen.status_code == 200, frozen.text
+    assert await _at_provider(app, card) == ProviderCardStatus.ACTIVE
+    assert (await card_detail(api, card))["Status"] == "ACTIVE"
+    assert frozen.json()["Status"] == "ACTIVE"  # superseded: the card as it is
