@@ -30,10 +30,10 @@ async def test_parallel_wrong_tokens_get_exactly_the_allowed_attempts_then_lock(
             *(confirm(api, user, challenge["PayeeId"], wrong) for _ in range(GUESSES))
         )
         outcomes = Counter((r.status_code, r.json()["Code"]) for r in responses)
-        # The wrong token that uses up the last attempt is refused as wrong and locks the payee.
+        # The wrong token that uses up the last attempt locks the payee and says so.
         assert outcomes == {
-            (403, "INVALID_VERIFICATION_TOKEN"): MAX_ATTEMPTS,
-            (409, "PAYEE_VERIFICATION_LOCKED"): GUESSES - MAX_ATTEMPTS,
+            (403, "INVALID_VERIFICATION_TOKEN"): MAX_ATTEMPTS - 1,
+            (409, "PAYEE_VERIFICATION_LOCKED"): GUESSES - MAX_ATTEMPTS + 1,
         }, outcomes
         right = await confirm(api, user, challenge["PayeeId"], challenge["VerificationToken"])
         assert (right.status_code, right.json()["Code"]) == (409, "PAYEE_VERIFICATION_LOCKED")

@@ -336,9 +336,11 @@ async def test_five_wrong_tokens_lock_the_payee(
 ) -> None:
     user = await banking_user(api)
     challenge = await pending_payee(api, user)
-    for _ in range(5):
+    for _ in range(4):
         response = await confirm(api, user, challenge["PayeeId"], WRONG_TOKEN)
         assert response.status_code == 403
+    fifth = await confirm(api, user, challenge["PayeeId"], WRONG_TOKEN)
+    assert (fifth.status_code, code(fifth)) == (409, "PAYEE_VERIFICATION_LOCKED")
     right = await confirm(api, user, challenge["PayeeId"], challenge["VerificationToken"])
     assert right.status_code == 409
     assert code(right) == "PAYEE_VERIFICATION_LOCKED"

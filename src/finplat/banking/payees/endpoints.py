@@ -125,8 +125,8 @@ async def payees_create(
     response_model=PayeeResponse,
     summary="Confirm a payee with its verification token",
     description="With the right token the payee is registered at the banking provider and "
-    "becomes `ACTIVE`. A wrong token is 403 `INVALID_VERIFICATION_TOKEN` and counts: after 5 "
-    "the payee is `VERIFICATION_FAILED` (409 `PAYEE_VERIFICATION_LOCKED`). An expired token "
+    "becomes `ACTIVE`. A wrong token is 403 `INVALID_VERIFICATION_TOKEN` and counts: the fifth "
+    "locks the payee (`VERIFICATION_FAILED`, 409 `PAYEE_VERIFICATION_LOCKED`). An expired token "
     "is 409 `VERIFICATION_TOKEN_EXPIRED`, a verified payee 409 `PAYEE_ALREADY_VERIFIED`. "
     "After a provider timeout (503) retry with the same token: the registration is "
     "completed, never duplicated.",

@@ -295,10 +295,11 @@ async def verify(
                 _wipe(payee, PayeeStatus.VERIFICATION_FAILED)
                 await _record(session, payee, "payee.verification_failed")
             await session.commit()
+            if left <= 0:
+                # The answer says what the payee has become, as a payout approval's does.
+                raise VerificationLocked()
             raise InvalidVerificationToken(
-                "The verification token is not the payee's; the payee is now locked."
-                if left <= 0
-                else f"The verification token is not the payee's; {left} attempts left."
+                f"The verification token is not the payee's; {left} attempts left."
             )
         payee.token_accepted_at = now
     elif not right:
