@@ -3,14 +3,22 @@ provider's `payment.received` callback.
 
 The provider has already credited its balance, so the ledger posts settlement → budget at
 once, records a `COMPLETED` `INCOMING_PAYMENT` transaction and a `payment.received` event.
-The callback is processed exactly once (inbound deduplication), so the money is too.
+
+A payment credits once per provider `paymentId`, whatever event ids it arrives under: inbound
+deduplication only stops the same event id, and a provider may send the same payment again
+under a new one. The transaction carries a provider key derived from the payment id, which is
+unique per company and provider; it is recorded before the ledger posts, so a repeat (also one
+running in parallel) finds it and applies nothing.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from typing import Any
 
 import structlog
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.banking import budgets
@@ -30,18 +38,31 @@ log = structlog.get_logger("finplat.banking")
 PROVIDER = BankProvider.BANKPROV.value
 
 
+def payment_key(payment_id: str) -> str:
+    """The provider key of the incoming payment `payment_id` (fixed length, whatever the
+    provider's id; distinct from the `fp_` keys the platform gives the provider)."""
+    digest = hashlib.sha256(f"{PAYMENT_RECEIVED}\x1f{payment_id}".encode()).hexdigest()
+    return f"in_{digest[:40]}"
+
+
 @inbound.handler(ExternalProvider.BANKPROV.value, PAYMENT_RECEIVED)
 async def on_payment_received(session: AsyncSession, company_id: int, data: dict[str, Any]) -> None:
+    """Credit the budget once per `paymentId`: a payment already recorded is acknowledged
+    without effect."""
     account = await provisioning.by_provider_account(
         session, company_id=company_id, provider=BankProvider.BANKPROV, account_id=data["accountId"]
     )
     if account is None:
         log.warning("incoming_payment_for_unknown_account")
         return
+    payment_id = str(data["paymentId"])
     currency = str(data["currency"])
     amount = int(data["amountMinor"])
     if amount <= 0:
         raise ValueError("an incoming payment must be positive")
+    key = payment_key(payment_id)
+    if await _already_received(session, company_id, key):
+        return
     budget = await budgets.adopt(
         session,
         company_id=company_id,
@@ -58,32 +79,46 @@ async def on_payment_received(session: AsyncSession, company_id: int, data: dict
     settlement = await ledger.company_account(
         session, company_id=company_id, kind=CompanyAccount.SETTLEMENT, currency=currency
     )
+    metadata = {
+        "scheme": data.get("scheme"),
+        "senderName": data.get("senderName"),
+        "reference": data.get("reference"),
+    }
+    try:
+        # A savepoint: a lost race undoes only this insert, not the callback's own record.
+        async with session.begin_nested():
+            transaction = await transactions.record(
+                session,
+                company_id=company_id,
+                user_id=account.user_id,
+                type_=TransactionType.INCOMING_PAYMENT,
+                status=TransactionStatus.COMPLETED,
+                provider=PROVIDER,
+                amount_minor=amount,
+                currency=currency,
+                budget_id=budget.id,
+                provider_reference=payment_id,
+                provider_key=key,
+                metadata=metadata,
+            )
+    except IntegrityError:
+        # A parallel delivery of the same payment recorded it first: this insert waited for
+        # that one's commit on the unique key, so the money is already credited.
+        if await _already_received(session, company_id, key):
+            return
+        raise
+    # Posted only once the key is ours, so a repeat never reaches the ledger.
     posted = await ledger.post_transfer(
         session,
         company_id=company_id,
         legs=[Leg(settlement.id, -amount), Leg(target.id, amount)],
         code="banking.incoming",
-        reference=str(data["paymentId"]),
+        reference=payment_id,
     )
-    metadata = {
-        "scheme": data.get("scheme"),
-        "senderName": data.get("senderName"),
-        "reference": data.get("reference"),
-        "ledgerTransferId": posted.transfer_id,
-    }
-    transaction = await transactions.record(
-        session,
-        company_id=company_id,
-        user_id=account.user_id,
-        type_=TransactionType.INCOMING_PAYMENT,
-        status=TransactionStatus.COMPLETED,
-        provider=PROVIDER,
-        amount_minor=amount,
-        currency=currency,
-        budget_id=budget.id,
-        provider_reference=str(data["paymentId"]),
-        metadata=metadata,
+    transaction.details = json.dumps(
+        {**metadata, "ledgerTransferId": posted.transfer_id}, sort_keys=True, default=str
     )
+    await session.flush()
     await events.record(
         session,
         company_id=company_id,
@@ -99,3 +134,12 @@ async def on_payment_received(session: AsyncSession, company_id: int, data: dict
             "scheme": data.get("scheme"),
         },
     )
+
+
+async def _already_received(session: AsyncSession, company_id: int, key: str) -> bool:
+    found = await transactions.by_provider_key(
+        session, company_id=company_id, provider=PROVIDER, key=key
+    )
+    if found is not None:
+        log.info("incoming_payment_duplicate", transaction_id=found.id)
+    return found is not None

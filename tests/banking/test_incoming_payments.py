@@ -1,0 +1,167 @@
+"""Money arriving from outside: the provider's `payment.received` callback credits a budget
+once per provider `paymentId`, whatever event ids the provider sends it under."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from decimal import Decimal
+from typing import Any
+
+import httpx
+import pytest
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from finplat.banking.models import BankingBudget
+from finplat.config import Settings
+from finplat.ledger.verification import verify
+from finplat.providers import inbound
+from tests.banking.steps import available, banking_user, default_budget
+from tests.conftest import Tenant
+from tests.databases import backend
+from tests.isolated import isolated
+
+
+def payment_received(
+    settings: Settings,
+    *,
+    company_id: int,
+    event_id: str,
+    payment_id: str,
+    account_id: str,
+    provider_budget_id: str,
+) -> tuple[bytes, dict[str, str]]:
+    """A signed `payment.received` callback of 10.00 EUR: its body and headers."""
+    body = json.dumps(
+        {
+            "id": event_id,
+            "type": "payment.received",
+            "companyId": company_id,
+            "createdAt": "2026-11-21T12:00:00Z",
+            "data": {
+                "paymentId": payment_id,
+                "accountId": account_id,
+                "budgetId": provider_budget_id,
+                "budgetName": "Main",
+                "budgetIsDefault": True,
+                "currency": "EUR",
+                "amountMinor": 1000,
+                "scheme": "SEPA",
+                "senderName": "Ada Lovelace",
+            },
+        }
+    ).encode()
+    return body, {
+        "content-type": "application/json",
+        inbound.SIGNATURE_HEADER: inbound.sign(settings.provider_callback_secret, body),
+    }
+
+
+async def provider_budget_id(factory: async_sessionmaker[AsyncSession], budget_id: str) -> str:
+    async with factory() as db:
+        stmt = select(BankingBudget.provider_budget_id).where(BankingBudget.id == budget_id)
+        return str((await db.execute(stmt)).scalar_one())
+
+
+async def incoming(api: httpx.AsyncClient, user_id: int) -> list[dict[str, Any]]:
+    response = await api.get(
+        "/api/v2/transactions", params={"userId": user_id, "types": "INCOMING_PAYMENT"}
+    )
+    assert response.status_code == 200, response.text
+    return list(response.json()["Items"])
+
+
+async def received_events(api: httpx.AsyncClient) -> int:
+    response = await api.get("/api/v2/events", params={"type": "payment.received"})
+    assert response.status_code == 200, response.text
+    return len(response.json()["Items"])
+
+
+async def test_a_payment_redelivered_under_a_new_event_id_credits_once(
+    tenant: Tenant,
+    anonymous: httpx.AsyncClient,
+    settings: Settings,
+    session_factory: async_sessionmaker[AsyncSession],
+) -> None:
+    api = tenant.client
+    user = await banking_user(api)
+    budget = await default_budget(api, user["Id"])
+    provider_budget = await provider_budget_id(session_factory, budget["BudgetId"])
+    for event_id in ("evt_first", "evt_redelivered"):
+        body, headers = payment_received(
+            settings,
+            company_id=tenant.company_id,
+            event_id=event_id,
+            payment_id="bp_in_redelivered",
+            account_id=user["AccountId"],
+            provider_budget_id=provider_budget,
+        )
+        response = await anonymous.post(
+            "/providers/bankprov/callbacks", content=body, headers=headers
+        )
+        assert response.status_code == 200, response.text
+    assert await available(api, user["Id"], budget["BudgetId"], "EUR") == Decimal("10")
+    [credited] = await incoming(api, user["Id"])
+    assert credited["Amount"] == 10
+    assert isinstance(credited["Metadata"]["ledgerTransferId"], int)
+    assert await received_events(api) == 1
+
+
+async def test_distinct_payment_ids_each_credit(
+    tenant: Tenant,
+    anonymous: httpx.AsyncClient,
+    settings: Settings,
+    session_factory: async_sessionmaker[AsyncSession],
+) -> None:
+    api = tenant.client
+    user = await banking_user(api)
+    budget = await default_budget(api, user["Id"])
+    provider_budget = await provider_budget_id(session_factory, budget["BudgetId"])
+    for n in (1, 2):
+        body, headers = payment_received(
+            settings,
+            company_id=tenant.company_id,
+            event_id=f"evt_{n}",
+            payment_id=f"bp_in_{n}",
+            account_id=user["AccountId"],
+            provider_budget_id=provider_budget,
+        )
+        response = await anonymous.post(
+            "/providers/bankprov/callbacks", content=body, headers=headers
+        )
+        assert response.status_code == 200, response.text
+    assert await available(api, user["Id"], budget["BudgetId"], "EUR") == Decimal("20")
+    assert len(await incoming(api, user["Id"])) == 2
+
+
+@pytest.mark.skipif(backend() != "postgresql", reason="PostgreSQL concurrency")
+async def test_parallel_deliveries_of_one_payment_under_different_event_ids_credit_once() -> None:
+    async with isolated("incoming", database_pool_size=20, sandbox_latency_ms=20) as env:
+        api = env.client
+        user = await banking_user(api)
+        budget = await default_budget(api, user["Id"])
+        provider_budget = await provider_budget_id(
+            env.app.state.session_factory, budget["BudgetId"]
+        )
+        sent = [
+            payment_received(
+                env.app.state.settings,
+                company_id=env.company_id,
+                event_id=f"evt_parallel_{n}",
+                payment_id="bp_in_parallel",
+                account_id=user["AccountId"],
+                provider_budget_id=provider_budget,
+            )
+            for n in range(6)
+        ]
+        responses = await asyncio.gather(
+            *(api.post("/providers/bankprov/callbacks", content=b, headers=h) for b, h in sent)
+        )
+        assert [r.status_code for r in responses] == [200] * 6, [r.text for r in responses]
+        assert await available(api, user["Id"], budget["BudgetId"], "EUR") == Decimal("10")
+        assert len(await incoming(api, user["Id"])) == 1
+        assert await received_events(api) == 1
+        async with env.app.state.session_factory() as session:
+            report = await verify(session)
+            assert report.ok, report.summary()
