@@ -80,10 +80,10 @@ async def apply_provider_cancellation(
 ) -> None:
     """The provider has cancelled the card: record it (a cancelled card accepts no further
     money movement), book back what the card holds, write off the fee it cannot pay and send
-    `card.deleted`. `cancelled_by` is `PROVIDER` for its report, `PARTNER` when a partner's
-    cancellation finds the provider has cancelled the card already (`service.cancel`).
-    Nothing for a card already cancelled (a partner's cancellation reported back, or a
-    repeated report)."""
+    `card.deleted`. `cancelled_by` is `PROVIDER` for its report, `PARTNER` for a partner's
+    cancellation once the provider has answered it (`service.cancel`). Nothing for a card
+    already cancelled (a partner's cancellation reported back, a parallel one, or a repeated
+    report): `card.deleted` is sent once."""
     card = await CardRepository(session, company_id).find(card_id, lock=True)
     if card is None or card.status == CardStatus.CANCELLED:
         return

@@ -567,6 +567,9 @@ async def cancel(session: AsyncSession, providers: Providers, card: Card) -> Car
         return await user_card(session, company_id=company_id, user_id=user_id, card_id=card_id)
     await decline_fees.collect_for_cancellation(session, providers, card)
     await funding.unload_for_cancellation(session, providers, card)
+    # The provider has moved that money: its booking stands whatever this request answers
+    # (a 409 below rolls back only what follows).
+    await session.commit()
     card = await user_card(
         session, company_id=company_id, user_id=user_id, card_id=card_id, lock=True
     )
@@ -575,19 +578,21 @@ async def cancel(session: AsyncSession, providers: Providers, card: Card) -> Car
     if view.posted != 0 or view.available != 0:
         raise _conflict(
             "CARD_BALANCE_NOT_ZERO",
-            "Money held by a pending purchase keeps the card open; try again once it settles.",
+            "The card still holds money: a pending purchase, or a funding in flight or "
+            "completed meanwhile. Try again once it has settled.",
         )
-    previous = card.status
     if card.provider_card_id is None:
         raise _state(card, "The provider has not issued the card yet")
-    card = await _change(session, providers, card, CardAction.CANCEL)
+    await funding.change_at_provider(session, providers, card, CardAction.CANCEL)
     # Only now the fee is written off: a card the provider did not cancel still owes it (and
-    # stays blocked).
-    await cancellation.record_cancelled(
-        session, card, previous=previous, cancelled_by=cancellation.CancelledBy.PARTNER
+    # stays blocked). Recorded once, by whichever cancellation finds the card still open: a
+    # parallel DELETE or the provider's report may have recorded it while the provider was
+    # being asked. A funding that reached the card meanwhile went back to the programme with
+    # the card (the provider's cancellation returns what a card holds): it is booked back.
+    await cancellation.apply_provider_cancellation(
+        session, company_id, card_id, cancelled_by=cancellation.CancelledBy.PARTNER
     )
-    await session.flush()
-    return card
+    return await user_card(session, company_id=company_id, user_id=user_id, card_id=card_id)
 
 
 async def _cancelled_at_provider(session: AsyncSession, providers: Providers, card: Card) -> bool:

@@ -161,7 +161,12 @@ class CardProgram(Protocol):
 
     async def change_status(
         self, *, company_id: int, card_id: str, action: CardAction
-    ) -> ProviderCard: ...
+    ) -> ProviderCard:
+        """Freeze, unfreeze, activate, block, unblock or cancel. A cancelled card is closed
+        for good and what it still held goes back to the programme, as when the provider
+        cancels on its own (a funding can reach the card between the platform's last unload
+        and the cancellation)."""
+        ...
 
     async def set_pin(self, *, company_id: int, card_id: str, pin: str) -> None:
         """The PIN goes to the provider only; nothing keeps or logs it on the way."""

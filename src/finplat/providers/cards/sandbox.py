@@ -348,6 +348,7 @@ class SandboxCardProgram:
                 if target is S.CANCELLED:
                     # The provider stops exposing cancelled cards.
                     row.hidden = True
+                    row.balance_minor = 0  # back to the programme's funds
                 await session.flush()
             answer = self._view(row)
         if mode is FaultMode.TIMEOUT:
