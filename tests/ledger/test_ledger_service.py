@@ -7,9 +7,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import event, func, select, update
 from sqlalchemy.engine import Engine
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from finplat.kit.clock import set_clock
+from finplat.kit.clock import set_clock, utcnow
 from finplat.ledger import repository
 from finplat.ledger import service as ledger
 from finplat.ledger.core import LedgerRuleError, Leg, TransferStatus
@@ -253,6 +253,39 @@ async def test_pending_transfer_resolves_exactly_once(session: AsyncSession) -> 
         await ledger.void_pending(
             session, company_id=book.company_id, pending_id=pending.transfer_id
         )
+    assert await available(session, book, book.card) == 900
+
+
+@pytest.mark.parametrize("resolve", ["post", "void"])
+async def test_a_settler_that_loses_the_race_is_told_already_resolved_not_expired(
+    session: AsyncSession, session_factory: async_sessionmaker[AsyncSession], resolve: str
+) -> None:
+    """A caller that loaded the pending transfer before another transaction resolved it (a
+    parallel refresh, the expiry job) is told TRANSFER_ALREADY_RESOLVED, whatever its session
+    still holds."""
+    book = await open_book(session)
+    await fund(session, book, book.card, 1_000)
+    pending = await ledger.create_pending(
+        session,
+        company_id=book.company_id,
+        legs=[Leg(book.card.id, -100), Leg(book.settlement.id, 100)],
+        code="fx.trade",
+        expires_at=utcnow() + timedelta(minutes=5),
+    )
+    # Loaded while still PENDING, as a losing settler's `_pending_transfer` loads it.
+    loaded = await repository.get_transfer(
+        session, company_id=book.company_id, transfer_id=pending.transfer_id
+    )
+    assert loaded is not None
+    assert loaded.status == TransferStatus.PENDING.value
+    async with session_factory() as winner:
+        await ledger.post_pending(
+            winner, company_id=book.company_id, pending_id=pending.transfer_id
+        )
+        await winner.commit()
+    loser = ledger.post_pending if resolve == "post" else ledger.void_pending
+    with pytest.raises(ledger.TransferAlreadyResolved):
+        await loser(session, company_id=book.company_id, pending_id=pending.transfer_id)
     assert await available(session, book, book.card) == 900
 
 

@@ -164,6 +164,9 @@ _RESOLVE = (
 _RESOLVE_UNEXPIRED = _RESOLVE.where(
     or_(_TRANSFERS.c.expires_at.is_(None), _TRANSFERS.c.expires_at > bindparam("t_now"))
 )
+_TRANSFER_STATUS = select(_TRANSFERS.c.status).where(
+    _TRANSFERS.c.company_id == bindparam("t_company_id"), _TRANSFERS.c.id == bindparam("t_id")
+)
 
 
 async def _connection(session: AsyncSession) -> AsyncConnection:
@@ -281,6 +284,20 @@ async def get_transfer(
         LedgerTransfer.company_id == company_id, LedgerTransfer.id == transfer_id
     )
     return (await session.execute(stmt)).scalar_one_or_none()
+
+
+async def transfer_status(
+    session: AsyncSession, *, company_id: int, transfer_id: int
+) -> str | None:
+    """The transfer's status as the database holds it now, never the session's loaded copy."""
+    # A Core select: an ORM select would hand back the copy already in the identity map,
+    # which still says PENDING after another transaction resolved it.
+    connection = await _connection(session)
+    result = await connection.execute(
+        _TRANSFER_STATUS, {"t_company_id": company_id, "t_id": transfer_id}
+    )
+    status = result.scalar_one_or_none()
+    return None if status is None else str(status)
 
 
 async def entries_of(session: AsyncSession, *, transfer_id: int) -> list[Entry]:

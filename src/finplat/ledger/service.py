@@ -472,8 +472,15 @@ async def _pending_transfer(session: AsyncSession, company_id: int, pending_id: 
 
 
 async def _raise_unresolvable(session: AsyncSession, company_id: int, pending_id: int) -> None:
-    transfer = await repository.get_transfer(session, company_id=company_id, transfer_id=pending_id)
-    if transfer is not None and transfer.status == TransferStatus.PENDING.value:
+    """A pending transfer the conditional UPDATE could not resolve: still PENDING means it
+    expired (`TransferExpired`); anything else means another caller resolved it first
+    (`TransferAlreadyResolved`)."""
+    # The current status, not the copy `_pending_transfer` loaded: a caller that lost the race
+    # still holds PENDING there and would call a resolved transfer expired.
+    status = await repository.transfer_status(
+        session, company_id=company_id, transfer_id=pending_id
+    )
+    if status == TransferStatus.PENDING.value:
         raise TransferExpired()
     raise TransferAlreadyResolved()
 

@@ -18,6 +18,7 @@ from tests.banking.fx.steps import execute, quoted
 from tests.banking.steps import available, funded_user
 from tests.databases import backend
 from tests.isolated import isolated
+from tests.onboarding import set_fault
 
 pytestmark = pytest.mark.skipif(backend() != "postgresql", reason="PostgreSQL concurrency")
 
@@ -73,6 +74,35 @@ async def test_parallel_trades_of_many_quotes_never_overdraw_the_budget() -> Non
         assert outcomes == {"COMPLETED": 3, (409, "INSUFFICIENT_FUNDS"): 5}, outcomes
         bid = budget["BudgetId"]
         assert await available(env.client, user["Id"], bid, "EUR") == Decimal("10.00")
+        async with env.app.state.session_factory() as session:
+            report = await verify(session)
+            assert report.ok, report.summary()
+
+
+async def test_parallel_reads_of_a_pending_trade_settle_it_once_and_all_answer_completed() -> None:
+    """Reading a transaction never answers 409: of parallel reads of a PENDING trade, one
+    settles it and the others wait for it and answer the settled trade."""
+    async with isolated(
+        "fx", database_pool_size=30, sandbox_latency_ms=20, provider_timeout_seconds=1.0
+    ) as env:
+        api = env.client
+        user, budget = await funded_user(api, "100.00", "EUR")
+        offer = await quoted(api, user, amount=40)
+        # The provider trades, but its answer is lost: the trade stays PENDING here.
+        await set_fault(api, "bankprov", "execute_trade", "timeout")
+        executed = await execute(api, user, offer["QuoteId"])
+        assert executed.status_code == 201, executed.text
+        trade = executed.json()
+        assert trade["Status"] == "PENDING"
+        path = f"/api/v2/transactions/{trade['TransactionId']}"
+        responses = await asyncio.gather(*(api.get(path) for _ in range(12)))
+        answers = Counter(
+            (r.status_code, r.json().get("Status") or r.json().get("Code")) for r in responses
+        )
+        assert answers == {(200, "COMPLETED"): 12}, answers
+        bid = budget["BudgetId"]
+        assert await available(api, user["Id"], bid, "EUR") == Decimal("60.00")
+        assert await available(api, user["Id"], bid, "USD") == Decimal(str(offer["BuyAmount"]))
         async with env.app.state.session_factory() as session:
             report = await verify(session)
             assert report.ok, report.summary()

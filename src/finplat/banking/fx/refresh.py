@@ -21,6 +21,8 @@ log = structlog.get_logger("finplat.banking.fx")
 async def refresh_fx_trade(
     session: AsyncSession, providers: Providers, transaction: Transaction
 ) -> None:
+    """Settle a PENDING trade from the provider's answer, once: the transaction is locked
+    after the provider call, so of parallel refreshes one settles and the rest find it done."""
     banking = providers.banking
     key = transaction.provider_key
     if banking is None or key is None:
@@ -39,8 +41,10 @@ async def refresh_fx_trade(
         # Still unknown: the transaction stays PENDING and is asked about again later.
         log.warning("fx_trade_status_unavailable", transaction_id=transaction.id)
         return
-    # Another settler may have finished it while we waited on the provider.
-    await session.refresh(transaction)
+    # Locked and re-read: another settler may have finished it while we waited on the
+    # provider, and parallel refreshes must settle it one at a time (the others then see it
+    # settled) rather than all race the ledger for the reservation.
+    await session.refresh(transaction, with_for_update=True)
     if transaction.status != TransactionStatus.PENDING.value:
         return
     if trade is None:
