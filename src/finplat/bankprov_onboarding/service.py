@@ -299,8 +299,8 @@ async def upload_documents(
     uploads: Sequence[tuple[str, UploadedFile]],
 ) -> DocumentUpload:
     """Merge the files in order into one PDF and send it; `pending_documents` becomes
-    `PENDING` (the provider resumes its checks). The same files again return the same
-    document."""
+    `PENDING` (the provider resumes its checks). The same files again, also sent in parallel,
+    return the same document."""
     identified: list[tuple[IdentifiedFile, bytes]] = []
     problems: dict[str, list[str]] = {}
     for field, upload in uploads:
@@ -337,7 +337,8 @@ async def upload_documents(
             ),
             idempotent=True,
         )
-        document = await documents.add(
+        document = await _record_document(
+            documents,
             BankprovDocument(
                 application_id=application.id,
                 provider_document_id=receipt.document_id,
@@ -345,12 +346,31 @@ async def upload_documents(
                 file_count=len(identified),
                 page_count=merged.page_count,
                 size_bytes=len(merged.data),
-            )
+            ),
         )
     status = await _status(session, company_id=company_id, user_id=user_id)
     if status == statuses.PENDING_DOCUMENTS:
         status = await _resume_checks(session, company_id=company_id, user_id=user_id)
     return DocumentUpload(document, status)
+
+
+async def _record_document(
+    documents: DocumentRepository, document: BankprovDocument
+) -> BankprovDocument:
+    """Record the uploaded document, or answer the one already recorded for the same files
+    (one document per application and fingerprint)."""
+    session = documents.session
+    try:
+        # A savepoint: losing the race undoes only this insert.
+        async with session.begin_nested():
+            return await documents.add(document)
+    except IntegrityError:
+        # The same files, sent in parallel, were recorded first: the provider key is the same,
+        # so the provider answered both with that document.
+        found = await documents.by_fingerprint(document.application_id, document.fingerprint)
+        if found is None:
+            raise
+        return found
 
 
 async def _resume_checks(session: AsyncSession, *, company_id: int, user_id: int) -> str:
