@@ -577,8 +577,9 @@ async def unblock(session: AsyncSession, providers: Providers, card: Card) -> Ca
 
 
 def take_control_answer(card: Card, answer: ProviderCard) -> None:
-    """The provider's answer to a control becomes the card's status and balance (call with
-    the card's row locked), unless an answer the provider gave later was applied already.
+    """The provider's answer to a control becomes the card's status, balance and auto-lock
+    (call with the card's row locked), unless an answer the provider gave later was applied
+    already.
     Controls racing on one card reach the provider in one order and may get their answers
     back in another (no lock is held across the call): the provider's `updated_at` orders
     them, so a slow answer never puts back the status a later control replaced (a card frozen
@@ -589,6 +590,7 @@ def take_control_answer(card: Card, answer: ProviderCard) -> None:
     card.provider_seen_at = answer.updated_at
     card.take_provider_status(PROVIDER_STATUS[answer.status])
     card.last_balance_minor = answer.balance_minor
+    card.auto_lock_enabled = answer.auto_lock
     card.updated_at = utcnow()
 
 

@@ -518,10 +518,12 @@ async def set_auto_lock(
     session: AsyncSession, providers: Providers, card: Card, enabled: bool
 ) -> Card:
     """The provider enforces auto-lock (it locks the card after each approved purchase and
-    declines `AUTO_LOCKED` until `enable`); the platform keeps the flag it was given."""
+    declines `AUTO_LOCKED` until `enable`); the platform keeps the flag as the provider's
+    answer gives it, ordered with the answers to the card's other controls
+    (`funding.take_control_answer`), so a slow answer never undoes a later setting."""
     card.refuse_if_cancelled()
     company_id = card.company_id
-    _, fresh = await _at_provider(
+    answer, fresh = await _at_provider(
         session,
         providers,
         card,
@@ -530,10 +532,8 @@ async def set_auto_lock(
             company_id=company_id, card_id=ref, enabled=enabled
         ),
     )
-    if fresh.auto_lock_enabled != enabled:
-        fresh.auto_lock_enabled = enabled
-        fresh.updated_at = utcnow()
-        await session.flush()
+    funding.take_control_answer(fresh, answer)
+    await session.flush()
     return fresh
 
 

@@ -82,8 +82,9 @@ class ProviderCard:
     expiry_month: int
     expiry_year: int
     balance_minor: int  # what the provider holds for the card
+    auto_lock: bool  # whether the card locks itself after each approved purchase
     created_at: datetime
-    updated_at: datetime
+    updated_at: datetime  # when any of the above last changed: the answer is the card as then
 
 
 @dataclass(frozen=True)

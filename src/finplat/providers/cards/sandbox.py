@@ -172,6 +172,7 @@ class SandboxCardProgram:
             expiry_month=row.expiry_month,
             expiry_year=row.expiry_year,
             balance_minor=row.balance_minor,
+            auto_lock=row.auto_lock,
             created_at=row.created_at,
             updated_at=row.updated_at,
         )
