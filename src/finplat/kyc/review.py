@@ -51,6 +51,9 @@ def outcome_of(data: dict[str, Any]) -> str:
 
 
 async def apply_review(session: AsyncSession, company_id: int, data: dict[str, Any]) -> None:
+    """Apply the provider's review to the submission, the user's `KycStatus` and each selected
+    provider, under the user's row lock: a KYC start recording PENDING at the same moment
+    either goes first (and the review follows) or sees the review and is refused."""
     applicant_id = str(data["applicantId"])
     outcome = outcome_of(data)
     submission = await KycSubmissionRepository(session, company_id).by_applicant(applicant_id)
@@ -58,6 +61,9 @@ async def apply_review(session: AsyncSession, company_id: int, data: dict[str, A
         log.info("kyc_review_for_unknown_applicant")
         return
     user = await users.get_user(session, company_id=company_id, user_id=submission.user_id)
+    # Locked and re-read (the start locks the user too), so `previous` is what the review
+    # really replaces and the two status writes cannot interleave.
+    await session.refresh(user, with_for_update=True)
     previous = user.kyc_status
     submission.status = outcome
     submission.reviewed_at = utcnow()

@@ -133,6 +133,14 @@ async def _startable(
 ) -> tuple[User, KycSubmission | None]:
     user = await users.get_user(session, company_id=company_id, user_id=user_id)
     submission = await KycSubmissionRepository(session, company_id).for_user(user_id)
+    _check_startable(user, submission, method)
+    return user, submission
+
+
+def _check_startable(user: User, submission: KycSubmission | None, method: KycMethod) -> None:
+    """A user starts (or restarts) KYC only with the method it was started with, and only
+    while neither approved (409 `KYC_ALREADY_APPROVED`) nor finally rejected (409
+    `KYC_REJECTED`)."""
     if submission is not None and submission.method != method.value:
         raise KycMethodAlreadyChosen(
             f"This user is verified with {submission.method}; each user has exactly one method."
@@ -141,7 +149,6 @@ async def _startable(
         raise KycAlreadyApproved()
     if user.kyc_status == statuses.REJECTED:
         raise KycRejected()
-    return user, submission
 
 
 async def _applicant(
@@ -290,9 +297,16 @@ async def _record_start(
     token: AccessToken | None,
 ) -> KycSession:
     """After the provider answered: the submission, the user's status and each selected
-    provider's approval move to PENDING, in one transaction."""
+    provider's approval move to PENDING, in one transaction, if the user may still start.
+    A review that landed while the provider was called wins: approved meanwhile → 409
+    `KYC_ALREADY_APPROVED`, rejected → 409 `KYC_REJECTED`, as a start after it would answer."""
+    # The check before the provider call held no lock (none may be held across the call), so
+    # it is repeated under the user's row lock, which `apply_review` takes too: without it a
+    # review landing meanwhile was overwritten with PENDING, undoing an announced approval.
+    await session.refresh(user, with_for_update=True)
     repo = KycSubmissionRepository(session, user.company_id)
     submission = await repo.for_user(user.id)
+    _check_startable(user, submission, method)
     existing_status = user.kyc_status
     try:
         if submission is None:
