@@ -17,7 +17,7 @@ from finplat.banking.models import BankingBudget
 from finplat.config import Settings
 from finplat.ledger.verification import verify
 from finplat.providers import inbound
-from tests.banking.steps import available, banking_user, default_budget
+from tests.banking.steps import available, banking_user, create_budget, default_budget
 from tests.conftest import Tenant
 from tests.databases import backend
 from tests.isolated import isolated
@@ -31,25 +31,28 @@ def payment_received(
     payment_id: str,
     account_id: str,
     provider_budget_id: str,
+    budget_name: str | None = "Main",
 ) -> tuple[bytes, dict[str, str]]:
-    """A signed `payment.received` callback of 10.00 EUR: its body and headers."""
+    """A signed `payment.received` callback of 10.00 EUR: its body and headers. Without
+    `budget_name`, the data has the port's documented fields only."""
+    data: dict[str, Any] = {
+        "paymentId": payment_id,
+        "accountId": account_id,
+        "budgetId": provider_budget_id,
+        "currency": "EUR",
+        "amountMinor": 1000,
+        "scheme": "SEPA",
+        "senderName": "Ada Lovelace",
+    }
+    if budget_name is not None:
+        data |= {"budgetName": budget_name, "budgetIsDefault": True}
     body = json.dumps(
         {
             "id": event_id,
             "type": "payment.received",
             "companyId": company_id,
             "createdAt": "2026-11-21T12:00:00Z",
-            "data": {
-                "paymentId": payment_id,
-                "accountId": account_id,
-                "budgetId": provider_budget_id,
-                "budgetName": "Main",
-                "budgetIsDefault": True,
-                "currency": "EUR",
-                "amountMinor": 1000,
-                "scheme": "SEPA",
-                "senderName": "Ada Lovelace",
-            },
+            "data": data,
         }
     ).encode()
     return body, {
@@ -133,6 +136,33 @@ async def test_distinct_payment_ids_each_credit(
         assert response.status_code == 200, response.text
     assert await available(api, user["Id"], budget["BudgetId"], "EUR") == Decimal("20")
     assert len(await incoming(api, user["Id"])) == 2
+
+
+async def test_a_payment_whose_callback_names_no_budget_keeps_the_budgets_name(
+    tenant: Tenant,
+    anonymous: httpx.AsyncClient,
+    settings: Settings,
+    session_factory: async_sessionmaker[AsyncSession],
+) -> None:
+    api = tenant.client
+    user = await banking_user(api)
+    savings = await create_budget(api, user, "Savings")
+    body, headers = payment_received(
+        settings,
+        company_id=tenant.company_id,
+        event_id="evt_unnamed",
+        payment_id="bp_in_unnamed",
+        account_id=user["AccountId"],
+        provider_budget_id=await provider_budget_id(session_factory, savings["BudgetId"]),
+        budget_name=None,
+    )
+    response = await anonymous.post("/providers/bankprov/callbacks", content=body, headers=headers)
+    assert response.status_code == 200, response.text
+    # What the platform keeps (a listing would take the name from the provider again).
+    async with session_factory() as db:
+        stmt = select(BankingBudget.name).where(BankingBudget.id == savings["BudgetId"])
+        assert (await db.execute(stmt)).scalar_one() == "Savings"
+    assert await available(api, user["Id"], savings["BudgetId"], "EUR") == Decimal("10")
 
 
 @pytest.mark.skipif(backend() != "postgresql", reason="PostgreSQL concurrency")

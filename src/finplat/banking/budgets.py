@@ -24,6 +24,7 @@ from finplat.provisioning.models import ProviderAccount
 
 BUDGET_ACCOUNT_CODE = "budget"
 PROVIDER = BankProvider.BANKPROV.value
+UNNAMED = "Budget"  # a budget first seen without a name
 
 
 def new_budget_id() -> str:
@@ -55,12 +56,14 @@ async def adopt(
     user_id: int,
     account_id: str,
     provider_budget_id: str,
-    name: str,
+    name: str | None,
     is_default: bool,
     currencies: Sequence[str],
 ) -> BankingBudget:
     """The local budget for a provider budget, created with its balances on first sight
-    (safe under concurrent first sight: inserts ignore conflicts and read back)."""
+    (safe under concurrent first sight: inserts ignore conflicts and read back). `name` is
+    the provider's name for it, None when the provider's message does not say (a payment's
+    callback need not): the budget keeps its name then."""
     budgets = BudgetRepository(session, company_id)
     await budgets.insert_if_absent(
         budget_id=new_budget_id(),
@@ -68,12 +71,12 @@ async def adopt(
         provider=PROVIDER,
         account_id=account_id,
         provider_budget_id=provider_budget_id,
-        name=name,
+        name=name or UNNAMED,
         is_default=is_default,
     )
     budget = await budgets.by_provider_budget(PROVIDER, provider_budget_id)
     assert budget is not None
-    if budget.name != name:
+    if name is not None and budget.name != name:
         budget.name = name
     balances = BalanceRepository(session, company_id)
     for currency in currencies:

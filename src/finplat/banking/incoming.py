@@ -69,7 +69,7 @@ async def on_payment_received(session: AsyncSession, company_id: int, data: dict
         user_id=account.user_id,
         account_id=str(data["accountId"]),
         provider_budget_id=str(data["budgetId"]),
-        name=str(data.get("budgetName") or "Budget"),
+        name=str(data["budgetName"]) if data.get("budgetName") else None,
         is_default=bool(data.get("budgetIsDefault", False)),
         currencies=[currency],
     )
