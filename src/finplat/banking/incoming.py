@@ -14,7 +14,6 @@ running in parallel) finds it and applies nothing.
 from __future__ import annotations
 
 import hashlib
-import json
 from typing import Any
 
 import structlog
@@ -115,9 +114,7 @@ async def on_payment_received(session: AsyncSession, company_id: int, data: dict
         code="banking.incoming",
         reference=payment_id,
     )
-    transaction.details = json.dumps(
-        {**metadata, "ledgerTransferId": posted.transfer_id}, sort_keys=True, default=str
-    )
+    transactions.add_metadata(transaction, {"ledgerTransferId": posted.transfer_id})
     await session.flush()
     await events.record(
         session,

@@ -169,15 +169,20 @@ async def settle(
     if provider_reference is not None:
         transaction.provider_reference = provider_reference
     if metadata:
-        transaction.details = json.dumps(
-            {**metadata_of(transaction), **metadata}, sort_keys=True, default=str
-        )
+        add_metadata(transaction, metadata)
     now = utcnow()
     transaction.updated_at = now
     if status is TransactionStatus.COMPLETED:
         transaction.completed_at = now
     await session.flush()
     return True
+
+
+def add_metadata(transaction: Transaction, metadata: Mapping[str, Any]) -> None:
+    """Merge `metadata` into the transaction's (a key given again takes the new value)."""
+    transaction.details = json.dumps(
+        {**metadata_of(transaction), **metadata}, sort_keys=True, default=str
+    )
 
 
 def metadata_of(transaction: Transaction) -> dict[str, Any]:

@@ -15,7 +15,6 @@ callback racing the refresher) settle it once; a final payout is never changed a
 
 from __future__ import annotations
 
-import json
 from decimal import Decimal
 from typing import Any
 
@@ -55,10 +54,8 @@ def _note(tx: Transaction, *, payment_id: str | None, batch_id: str | None) -> N
     if payment_id is not None and tx.provider_reference is None:
         tx.provider_reference = payment_id
         tx.updated_at = now
-    meta = transactions.metadata_of(tx)
-    if batch_id is not None and meta.get("paymentBatchId") != batch_id:
-        meta["paymentBatchId"] = batch_id
-        tx.details = json.dumps(meta, sort_keys=True, default=str)
+    if batch_id is not None and transactions.metadata_of(tx).get("paymentBatchId") != batch_id:
+        transactions.add_metadata(tx, {"paymentBatchId": batch_id})
         tx.updated_at = now
     if tx.status_reason == OUTCOME_UNCERTAIN and payment_id is not None:
         # The provider has the payment: its outcome is no longer uncertain, only pending.
