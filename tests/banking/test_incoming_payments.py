@@ -61,6 +61,31 @@ def payment_received(
     }
 
 
+async def deliver(
+    anonymous: httpx.AsyncClient,
+    settings: Settings,
+    tenant: Tenant,
+    user: dict[str, Any],
+    provider_budget: str,
+    *,
+    event_id: str,
+    payment_id: str,
+    budget_name: str | None = "Main",
+) -> None:
+    """Deliver one signed `payment.received` callback for the user's account; acknowledged."""
+    body, headers = payment_received(
+        settings,
+        company_id=tenant.company_id,
+        event_id=event_id,
+        payment_id=payment_id,
+        account_id=user["AccountId"],
+        provider_budget_id=provider_budget,
+        budget_name=budget_name,
+    )
+    response = await anonymous.post("/providers/bankprov/callbacks", content=body, headers=headers)
+    assert response.status_code == 200, response.text
+
+
 async def provider_budget_id(factory: async_sessionmaker[AsyncSession], budget_id: str) -> str:
     async with factory() as db:
         stmt = select(BankingBudget.provider_budget_id).where(BankingBudget.id == budget_id)
@@ -92,18 +117,15 @@ async def test_a_payment_redelivered_under_a_new_event_id_credits_once(
     budget = await default_budget(api, user["Id"])
     provider_budget = await provider_budget_id(session_factory, budget["BudgetId"])
     for event_id in ("evt_first", "evt_redelivered"):
-        body, headers = payment_received(
+        await deliver(
+            anonymous,
             settings,
-            company_id=tenant.company_id,
+            tenant,
+            user,
+            provider_budget,
             event_id=event_id,
             payment_id="bp_in_redelivered",
-            account_id=user["AccountId"],
-            provider_budget_id=provider_budget,
         )
-        response = await anonymous.post(
-            "/providers/bankprov/callbacks", content=body, headers=headers
-        )
-        assert response.status_code == 200, response.text
     assert await available(api, user["Id"], budget["BudgetId"], "EUR") == Decimal("10")
     [credited] = await incoming(api, user["Id"])
     assert credited["Amount"] == 10
@@ -122,18 +144,15 @@ async def test_distinct_payment_ids_each_credit(
     budget = await default_budget(api, user["Id"])
     provider_budget = await provider_budget_id(session_factory, budget["BudgetId"])
     for n in (1, 2):
-        body, headers = payment_received(
+        await deliver(
+            anonymous,
             settings,
-            company_id=tenant.company_id,
+            tenant,
+            user,
+            provider_budget,
             event_id=f"evt_{n}",
             payment_id=f"bp_in_{n}",
-            account_id=user["AccountId"],
-            provider_budget_id=provider_budget,
         )
-        response = await anonymous.post(
-            "/providers/bankprov/callbacks", content=body, headers=headers
-        )
-        assert response.status_code == 200, response.text
     assert await available(api, user["Id"], budget["BudgetId"], "EUR") == Decimal("20")
     assert len(await incoming(api, user["Id"])) == 2
 
@@ -147,17 +166,16 @@ async def test_a_payment_whose_callback_names_no_budget_keeps_the_budgets_name(
     api = tenant.client
     user = await banking_user(api)
     savings = await create_budget(api, user, "Savings")
-    body, headers = payment_received(
+    await deliver(
+        anonymous,
         settings,
-        company_id=tenant.company_id,
+        tenant,
+        user,
+        await provider_budget_id(session_factory, savings["BudgetId"]),
         event_id="evt_unnamed",
         payment_id="bp_in_unnamed",
-        account_id=user["AccountId"],
-        provider_budget_id=await provider_budget_id(session_factory, savings["BudgetId"]),
         budget_name=None,
     )
-    response = await anonymous.post("/providers/bankprov/callbacks", content=body, headers=headers)
-    assert response.status_code == 200, response.text
     # What the platform keeps (a listing would take the name from the provider again).
     async with session_factory() as db:
         stmt = select(BankingBudget.name).where(BankingBudget.id == savings["BudgetId"])

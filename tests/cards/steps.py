@@ -126,3 +126,13 @@ async def control(
         params={"userId": card["UserId"]},
         json=body or None,
     )
+
+
+async def put_auto_lock(
+    api: httpx.AsyncClient, card: dict[str, Any], enabled: bool
+) -> httpx.Response:
+    return await api.put(
+        f"/api/v2/cards/{card['Id']}/auto-lock",
+        params={"userId": card["UserId"]},
+        json={"enabled": enabled},
+    )

@@ -17,7 +17,7 @@ from finplat.providers.cards.base import CardAction
 from finplat.providers.cards.models import SandboxCardprovCard
 from finplat.providers.cards.sandbox import SandboxCardProgram
 from tests.cards.funding.steps import active_card, purchase, set_fees, topup
-from tests.cards.steps import card_detail, control
+from tests.cards.steps import card_detail, control, put_auto_lock
 from tests.isolated import Isolated, isolated
 
 SLOW_ANSWER_SECONDS = 0.5
@@ -54,11 +54,7 @@ async def test_a_slow_freeze_answer_does_not_undo_a_later_enable() -> None:
         api = env.client
         card = await active_card(api, master=100)
         # With auto-lock on, enabling an active card asks the provider to unlock it.
-        locked = await api.put(
-            f"/api/v2/cards/{card['Id']}/auto-lock",
-            params={"userId": card["UserId"]},
-            json={"enabled": True},
-        )
+        locked = await put_auto_lock(api, card, True)
         assert locked.status_code == 200, locked.text
         frozen, enabled = await asyncio.gather(
             control(api, card, "freeze"), _later(lambda: control(api, card, "enable"))
@@ -101,14 +97,6 @@ def slow_auto_lock_answers(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     return slow_for
 
 
-def _auto_lock(api: httpx.AsyncClient, card: dict[str, Any], enabled: bool) -> Any:
-    return api.put(
-        f"/api/v2/cards/{card['Id']}/auto-lock",
-        params={"userId": card["UserId"]},
-        json={"enabled": enabled},
-    )
-
-
 async def _auto_lock_at_provider(env: Isolated) -> bool:
     async with env.app.state.session_factory() as session:
         return bool((await session.execute(select(SandboxCardprovCard.auto_lock))).scalar_one())
@@ -122,7 +110,7 @@ async def test_a_slow_auto_lock_answer_does_not_undo_a_later_setting(
         api = env.client
         card = await active_card(api, master=100)
         on, off = await asyncio.gather(
-            _auto_lock(api, card, True), _later(lambda: _auto_lock(api, card, False))
+            put_auto_lock(api, card, True), _later(lambda: put_auto_lock(api, card, False))
         )
         assert (on.status_code, off.status_code) == (200, 200)
         assert await _auto_lock_at_provider(env) is False  # the provider applied the off last
@@ -137,10 +125,10 @@ async def test_after_a_slow_auto_lock_off_answer_enable_still_unlocks_a_locked_c
         card = await active_card(api, master=100)
         await set_fees(api, card)
         assert (await topup(api, card, 50)).status_code == 200
-        assert (await _auto_lock(api, card, True)).status_code == 200
+        assert (await put_auto_lock(api, card, True)).status_code == 200
         slow_auto_lock_answers.append(False)
         off, on = await asyncio.gather(
-            _auto_lock(api, card, False), _later(lambda: _auto_lock(api, card, True))
+            put_auto_lock(api, card, False), _later(lambda: put_auto_lock(api, card, True))
         )
         assert (off.status_code, on.status_code) == (200, 200)
         assert (await card_detail(api, card))["AutoLockEnabled"] is True

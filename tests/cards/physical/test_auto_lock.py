@@ -7,7 +7,7 @@ from typing import Any
 
 import httpx
 
-from tests.cards.steps import approved_card_user, control, ordered_card
+from tests.cards.steps import approved_card_user, control, ordered_card, put_auto_lock
 
 
 async def funded_card(api: httpx.AsyncClient, **order: Any) -> dict[str, Any]:
@@ -34,11 +34,7 @@ async def purchase(api: httpx.AsyncClient, card: dict[str, Any], amount: float =
 
 
 async def auto_lock(api: httpx.AsyncClient, card: dict[str, Any], enabled: bool) -> Any:
-    response = await api.put(
-        f"/api/v2/cards/{card['Id']}/auto-lock",
-        params={"userId": card["UserId"]},
-        json={"enabled": enabled},
-    )
+    response = await put_auto_lock(api, card, enabled)
     assert response.status_code == 200, response.text
     return response.json()
 
