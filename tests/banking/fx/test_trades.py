@@ -7,9 +7,12 @@ from decimal import Decimal
 from typing import Any
 
 import httpx
+import pytest
 from fastapi import FastAPI
+from sqlalchemy import select
 
 from finplat.kit.clock import set_clock
+from finplat.transactions.models import Transaction
 from tests.banking.fx.steps import execute, quoted, refresh
 from tests.banking.steps import (
     available,
@@ -283,3 +286,39 @@ async def test_a_provider_refusal_releases_the_reservation_and_the_quote(
     assert retried.status_code == 201, retried.text
     assert retried.json()["Status"] == "COMPLETED"
     assert await available(api, user["Id"], budget["BudgetId"], "EUR") == Decimal("80.00")
+
+
+async def test_a_trade_settled_by_a_read_during_its_execution_is_answered_completed(
+    api: httpx.AsyncClient, app: FastAPI, tenant: Tenant, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The execute's copy of the transaction, read before the provider call, is stale once a
+    read of the transaction settled the trade meanwhile: the execute answers the trade as it
+    now is, and the buy amount arrives once."""
+    user, budget = await funded_user(api, "100.00", "EUR")
+    offer = await quoted(api, user, amount=40)
+    banking = app.state.providers.banking
+    original = banking.execute_trade
+
+    async def settled_by_a_read_meanwhile(
+        *, company_id: int, quote_id: str, idempotency_key: str
+    ) -> Any:
+        trade = await original(
+            company_id=company_id, quote_id=quote_id, idempotency_key=idempotency_key
+        )
+        async with app.state.session_factory() as session:
+            transaction_id = (
+                await session.execute(
+                    select(Transaction.id).where(Transaction.provider_key == idempotency_key)
+                )
+            ).scalar_one()
+        assert (await refresh(app, company_id, transaction_id))["Status"] == "COMPLETED"
+        return trade
+
+    monkeypatch.setattr(banking, "execute_trade", settled_by_a_read_meanwhile)
+    response = await execute(api, user, offer["QuoteId"])
+    assert response.status_code == 201, response.text
+    assert response.json()["Status"] == "COMPLETED"
+    assert response.json()["TradeId"].startswith("bp_fx_")
+    assert await available(api, user["Id"], budget["BudgetId"], "EUR") == Decimal("60.00")
+    received = Decimal(str(offer["BuyAmount"]))
+    assert await available(api, user["Id"], budget["BudgetId"], "USD") == received

@@ -10,7 +10,7 @@ from finplat.banking.fx import service
 from finplat.providers.calls import call_provider
 from finplat.providers.errors import ProviderUnavailable
 from finplat.providers.registry import Providers
-from finplat.transactions.kinds import TransactionStatus, TransactionType
+from finplat.transactions.kinds import TransactionType
 from finplat.transactions.models import Transaction
 from finplat.transactions.refresh import refresher
 
@@ -41,11 +41,7 @@ async def refresh_fx_trade(
         # Still unknown: the transaction stays PENDING and is asked about again later.
         log.warning("fx_trade_status_unavailable", transaction_id=transaction.id)
         return
-    # Locked and re-read: another settler may have finished it while we waited on the
-    # provider, and parallel refreshes must settle it one at a time (the others then see it
-    # settled) rather than all race the ledger for the reservation.
-    await session.refresh(transaction, with_for_update=True)
-    if transaction.status != TransactionStatus.PENDING.value:
+    if not await service.lock_pending(session, transaction):
         return
     if trade is None:
         await service.settle_lost_trade(session, company_id=company_id, transaction=transaction)

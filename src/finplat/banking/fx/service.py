@@ -302,9 +302,10 @@ async def execute(
             idempotent=True,  # it carries the provider key
         )
     except ProviderRejected as exc:
-        await fail(session, company_id=company_id, transaction=transaction, reason=exc.message)
-        if exc.code != PROVIDER_QUOTE_EXECUTED:
-            await quotes.reopen(quote.id, transaction_id=transaction.id, now=utcnow())
+        if await lock_pending(session, transaction):
+            await fail(session, company_id=company_id, transaction=transaction, reason=exc.message)
+            if exc.code != PROVIDER_QUOTE_EXECUTED:
+                await quotes.reopen(quote.id, transaction_id=transaction.id, now=utcnow())
         refusal = _refusal(exc)
         await idempotency.checkpoint(
             session,
@@ -317,7 +318,8 @@ async def execute(
         # Uncertain: the provider may have traded. Everything stays PENDING for the refresher.
         log.warning("fx_trade_outcome_unknown", transaction_id=transaction.id)
     else:
-        await apply_trade(session, company_id=company_id, transaction=transaction, trade=trade)
+        if await lock_pending(session, transaction):
+            await apply_trade(session, company_id=company_id, transaction=transaction, trade=trade)
     return TradeOutcome(transaction, await _reloaded(quotes, quote.id))
 
 
@@ -391,6 +393,18 @@ async def _reloaded(quotes: QuoteRepository, quote_id: str) -> BankingFxQuote:
 
 
 # -------------------------------------------------------------------------------- settlement
+
+
+async def lock_pending(session: AsyncSession, transaction: Transaction) -> bool:
+    """Lock the trade's transaction and re-read it; True while it is still PENDING.
+
+    Every settler (the execute that made the call, each refresh) calls this after its
+    provider call: another may have settled the trade while the call was in flight, and the
+    copy read before it is then stale. Under the lock one settles; the others see it settled
+    and answer it as it is.
+    """
+    await session.refresh(transaction, with_for_update=True)
+    return transaction.status == TransactionStatus.PENDING.value
 
 
 async def apply_trade(
