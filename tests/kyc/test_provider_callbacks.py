@@ -156,3 +156,68 @@ async def test_callbacks_are_refused_when_no_secret_is_configured_outside_the_sa
         503,
         "PROVIDER_CALLBACKS_NOT_CONFIGURED",
     )
+
+
+async def post_signed(
+    client: httpx.AsyncClient, settings: Settings, body: bytes, provider: str = "identity"
+) -> httpx.Response:
+    signature = inbound.sign(settings.provider_callback_secret, body)
+    return await post_callback(client, body, signature, provider)
+
+
+async def recorded_callbacks(session_factory: async_sessionmaker[AsyncSession]) -> int:
+    async with session_factory() as db:
+        return int((await db.execute(select(func.count(ProviderCallback.id)))).scalar_one())
+
+
+async def test_a_callback_whose_event_id_holds_a_nul_is_a_400_and_not_recorded(
+    anonymous: httpx.AsyncClient,
+    tenant: Tenant,
+    settings: Settings,
+    session_factory: async_sessionmaker[AsyncSession],
+) -> None:
+    # PostgreSQL text cannot hold NUL: this was a 500 there.
+    body = review_callback(tenant.company_id, "nobody", event_id="idn\x00evt")
+    response = await post_signed(anonymous, settings, body)
+    assert (response.status_code, response.json()["Code"]) == (400, "MALFORMED_CALLBACK")
+    assert response.json()["ValidationErrors"].keys() == {"id"}
+    assert await recorded_callbacks(session_factory) == 0
+
+
+async def test_a_callback_with_a_nul_in_its_data_is_a_400_and_not_applied(
+    api: httpx.AsyncClient,
+    anonymous: httpx.AsyncClient,
+    tenant: Tenant,
+    settings: Settings,
+    session_factory: async_sessionmaker[AsyncSession],
+) -> None:
+    user = await create_user(api)
+    session = await start_kyc(api, user["Id"])
+    body = review_callback(tenant.company_id, session["ApplicantId"] + "\x00")
+    response = await post_signed(anonymous, settings, body)
+    assert (response.status_code, response.json()["Code"]) == (400, "MALFORMED_CALLBACK")
+    assert response.json()["ValidationErrors"] == {"data": ["Text must not contain NUL (\\u0000)."]}
+    assert await recorded_callbacks(session_factory) == 0
+    assert (await api.get(f"/api/v2/users/{user['Id']}")).json()["KycStatus"] == "PENDING"
+
+
+async def test_a_callback_whose_company_id_is_beyond_the_id_range_is_a_400(
+    anonymous: httpx.AsyncClient, settings: Settings
+) -> None:
+    # Beyond a BIGINT: this was a 500 on PostgreSQL.
+    body = review_callback(2**63, "nobody")
+    response = await post_signed(anonymous, settings, body)
+    assert (response.status_code, response.json()["Code"]) == (400, "MALFORMED_CALLBACK")
+    assert response.json()["ValidationErrors"].keys() == {"companyId"}
+
+
+async def test_a_callback_nested_beyond_the_parsers_depth_is_a_400(
+    anonymous: httpx.AsyncClient, tenant: Tenant, settings: Settings
+) -> None:
+    nested = b"[" * 10_000 + b"]" * 10_000
+    body = b'{"id":"idn_deep","type":"applicant.reviewed","companyId":%d,"data":{"x":%s}}' % (
+        tenant.company_id,
+        nested,
+    )
+    response = await post_signed(anonymous, settings, body)
+    assert (response.status_code, response.json()["Code"]) == (400, "MALFORMED_CALLBACK")

@@ -6,6 +6,11 @@ sandbox providers' callbacks (through `sandbox_delivery`) both end in `receive`.
 Wire format: the body is `{"id", "type", "companyId", "createdAt", "data"}`; the header
 `X-Provider-Signature` is the lowercase hex HMAC-SHA256 of the exact body with the provider
 callback secret.
+
+A signed body is still outside input: the envelope is validated before anything is written
+(`id` and `type` one-line text within their columns, `companyId` an id in range, no NUL in any
+text of `data` since PostgreSQL cannot store it, valid Unicode, bounded nesting); a body that
+fails is 400 `MALFORMED_CALLBACK` with `ValidationErrors`, never a database error.
 """
 
 from __future__ import annotations
@@ -15,9 +20,10 @@ import hmac
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
 import structlog
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, ValidationError
 from sqlalchemy import update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -27,6 +33,8 @@ from finplat.db.tenancy import bind_company
 from finplat.db.unit_of_work import unit_of_work
 from finplat.errors import Unauthorized, ValidationFailed
 from finplat.kit.clock import utcnow
+from finplat.kit.fields import SafeText
+from finplat.kit.schemas import MAX_ID
 from finplat.providers.callbacks import ProviderCallback
 from finplat.providers.names import ExternalProvider
 
@@ -83,28 +91,43 @@ class _Parsed:
     data: dict[str, Any]
 
 
+def _no_nul(value: JsonValue) -> JsonValue:
+    """PostgreSQL text cannot hold NUL: refused in any text of the value, keys included."""
+    if isinstance(value, str) and "\x00" in value:
+        raise ValueError("Text must not contain NUL (\\u0000).")
+    if isinstance(value, list):
+        for item in value:
+            _no_nul(item)
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _no_nul(key)
+            _no_nul(item)
+    return value
+
+
+class _Envelope(BaseModel):
+    model_config = ConfigDict(strict=True, extra="ignore")
+
+    id: Annotated[SafeText, Field(max_length=128)]
+    type: Annotated[SafeText, Field(max_length=64)]
+    companyId: Annotated[int, Field(ge=1, le=MAX_ID)]
+    data: Annotated[dict[str, JsonValue], AfterValidator(_no_nul)]
+
+
+def _field_errors(exc: ValidationError) -> dict[str, list[str]]:
+    fields: dict[str, list[str]] = {}
+    for error in exc.errors(include_url=False):
+        key = ".".join(str(part) for part in error["loc"]) or "body"
+        fields.setdefault(key, []).append(error["msg"].removeprefix("Value error, "))
+    return fields
+
+
 def _parse(body: bytes) -> _Parsed:
     try:
-        raw = json.loads(body)
-    except ValueError:
-        raise MalformedCallback() from None
-    if not isinstance(raw, dict):
-        raise MalformedCallback()
-    event_id, type_, company_id, data = (
-        raw.get("id"),
-        raw.get("type"),
-        raw.get("companyId"),
-        raw.get("data"),
-    )
-    if not (isinstance(event_id, str) and 0 < len(event_id) <= 128):
-        raise MalformedCallback("The callback needs an `id` of 1 to 128 characters.")
-    if not (isinstance(type_, str) and 0 < len(type_) <= 64):
-        raise MalformedCallback("The callback needs a `type` of 1 to 64 characters.")
-    if not (isinstance(company_id, int) and not isinstance(company_id, bool) and company_id > 0):
-        raise MalformedCallback("The callback needs a positive integer `companyId`.")
-    if not isinstance(data, dict):
-        raise MalformedCallback("The callback needs a `data` object.")
-    return _Parsed(event_id, type_, company_id, data)
+        envelope = _Envelope.model_validate_json(body)
+    except ValidationError as exc:
+        raise MalformedCallback(validation_errors=_field_errors(exc)) from None
+    return _Parsed(envelope.id, envelope.type, envelope.companyId, envelope.data)
 
 
 async def receive(
