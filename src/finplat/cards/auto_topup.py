@@ -1,6 +1,7 @@
 """Auto top-up rules of a card and running them.
 
-Rules: `LOW_BALANCE` (after a clearing leaves the card's available balance below `Threshold`),
+Rules: `LOW_BALANCE` (after a clearing leaves the card's available balance, with the top-ups
+already on their way to it, below `Threshold`),
 `FAILED_TX` (after a decline for insufficient funds) and `DEPOSIT` (after a USDC or USDT deposit
 in the rule's `Currency` at the card provider, settled 1:1 into the company's USD master account;
 card-provider cards only: see `finplat.cards.deposits`). A triggered rule tops the card up by its
@@ -134,7 +135,10 @@ async def run(
     if rule == LOW_BALANCE:
         account = await funding.card_account(session, card)
         held = await ledger.balance(session, company_id=company_id, account_id=account.id)
-        if setting.threshold_minor is None or held.available >= setting.threshold_minor:
+        # Top-ups on their way to the card count: a clearing that lands while one is in
+        # flight would otherwise start another for the same shortfall.
+        expected = held.available + held.pending_credits
+        if setting.threshold_minor is None or expected >= setting.threshold_minor:
             return None
     if rule == DEPOSIT and setting.deposit_currency != deposit_currency:
         return None

@@ -7,6 +7,7 @@ from decimal import Decimal
 from typing import Any
 
 import httpx
+import pytest
 from fastapi import FastAPI
 from sqlalchemy import select
 
@@ -216,3 +217,33 @@ async def test_auto_top_up_settings_of_another_users_card_are_not_found(
         f"/api/v2/cards/{card['Id']}/auto-topup", params={"userId": other["UserId"]}
     )
     assert response.status_code == 404, response.text
+
+
+async def test_a_clearing_while_a_low_balance_top_up_is_in_flight_does_not_start_another(
+    api: httpx.AsyncClient, app: FastAPI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The balance a low-balance rule compares with its threshold counts the top-ups on their
+    way to the card: a clearing that lands while one is in flight needs no second one."""
+    card = await _funded_card(api, 50)
+    rule = await set_auto_topup(api, card, "low-balance", Threshold=20, Amount=30, MonthlyLimit=100)
+    assert rule.status_code == 200, rule.text
+    program = app.state.providers.card_programs[card["Provider"]]
+    original = program.load
+    meanwhile: list[dict[str, Any]] = []
+    loads = 0
+
+    async def another_purchase_clears_meanwhile(**load: Any) -> Any:
+        nonlocal loads
+        loads += 1
+        if loads == 1:
+            meanwhile.append(await purchase(api, card, 5))  # 10 left, 30 on its way
+        return await original(**load)
+
+    monkeypatch.setattr(program, "load", another_purchase_clears_meanwhile)
+    first = await purchase(api, card, 35)  # 15 left, below 20: a top-up of 30 starts
+    assert first["AutoTopupOrderId"] is not None
+    assert meanwhile[0]["Status"] == "SETTLED"
+    assert meanwhile[0]["AutoTopupOrderId"] is None
+    assert await card_balance(api, card) == Decimal("40")
+    settings = await auto_topup_settings(api, card)
+    assert settings["CurrentMonth"] == {"Count": 1, "Amount": 30.0, "Currency": "USD"}
