@@ -13,6 +13,7 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from finplat.banking.incoming import MAX_INCOMING_MINOR
 from finplat.banking.models import BankingBudget
 from finplat.config import Settings
 from finplat.ledger.verification import verify
@@ -32,9 +33,10 @@ def payment_received(
     account_id: str,
     provider_budget_id: str,
     budget_name: str | None = "Main",
+    changes: dict[str, Any] | None = None,
 ) -> tuple[bytes, dict[str, str]]:
     """A signed `payment.received` callback of 10.00 EUR: its body and headers. Without
-    `budget_name`, the data has the port's documented fields only."""
+    `budget_name`, the data has the port's documented fields only; `changes` replace fields."""
     data: dict[str, Any] = {
         "paymentId": payment_id,
         "accountId": account_id,
@@ -46,6 +48,7 @@ def payment_received(
     }
     if budget_name is not None:
         data |= {"budgetName": budget_name, "budgetIsDefault": True}
+    data |= changes or {}
     body = json.dumps(
         {
             "id": event_id,
@@ -61,6 +64,32 @@ def payment_received(
     }
 
 
+async def send(
+    anonymous: httpx.AsyncClient,
+    settings: Settings,
+    tenant: Tenant,
+    user: dict[str, Any],
+    provider_budget: str,
+    *,
+    event_id: str,
+    payment_id: str,
+    budget_name: str | None = "Main",
+    **changes: Any,
+) -> httpx.Response:
+    """Send one signed `payment.received` callback for the user's account."""
+    body, headers = payment_received(
+        settings,
+        company_id=tenant.company_id,
+        event_id=event_id,
+        payment_id=payment_id,
+        account_id=user["AccountId"],
+        provider_budget_id=provider_budget,
+        budget_name=budget_name,
+        changes=changes,
+    )
+    return await anonymous.post("/providers/bankprov/callbacks", content=body, headers=headers)
+
+
 async def deliver(
     anonymous: httpx.AsyncClient,
     settings: Settings,
@@ -73,16 +102,16 @@ async def deliver(
     budget_name: str | None = "Main",
 ) -> None:
     """Deliver one signed `payment.received` callback for the user's account; acknowledged."""
-    body, headers = payment_received(
+    response = await send(
+        anonymous,
         settings,
-        company_id=tenant.company_id,
+        tenant,
+        user,
+        provider_budget,
         event_id=event_id,
         payment_id=payment_id,
-        account_id=user["AccountId"],
-        provider_budget_id=provider_budget,
         budget_name=budget_name,
     )
-    response = await anonymous.post("/providers/bankprov/callbacks", content=body, headers=headers)
     assert response.status_code == 200, response.text
 
 
@@ -181,6 +210,83 @@ async def test_a_payment_whose_callback_names_no_budget_keeps_the_budgets_name(
         stmt = select(BankingBudget.name).where(BankingBudget.id == savings["BudgetId"])
         assert (await db.execute(stmt)).scalar_one() == "Savings"
     assert await available(api, user["Id"], savings["BudgetId"], "EUR") == Decimal("10")
+
+
+async def refused_as_malformed(
+    anonymous: httpx.AsyncClient,
+    settings: Settings,
+    tenant: Tenant,
+    session_factory: async_sessionmaker[AsyncSession],
+    **changes: Any,
+) -> dict[str, Any]:
+    """Send a payment with `changes` for a fresh banking user: 400 `MALFORMED_CALLBACK`, and
+    nothing credited or recorded. Returns the error body."""
+    api = tenant.client
+    user = await banking_user(api)
+    budget = await default_budget(api, user["Id"])
+    provider_budget = await provider_budget_id(session_factory, budget["BudgetId"])
+    response = await send(
+        anonymous,
+        settings,
+        tenant,
+        user,
+        provider_budget,
+        event_id="evt_malformed",
+        payment_id=changes.pop("paymentId", "bp_in_malformed"),
+        **changes,
+    )
+    assert (response.status_code, response.json()["Code"]) == (400, "MALFORMED_CALLBACK")
+    assert await incoming(api, user["Id"]) == []
+    assert await available(api, user["Id"], budget["BudgetId"], "EUR") == Decimal("0")
+    assert await received_events(api) == 0
+    return dict(response.json())
+
+
+async def test_a_payment_id_longer_than_its_column_is_a_400_and_credits_nothing(
+    tenant: Tenant,
+    anonymous: httpx.AsyncClient,
+    settings: Settings,
+    session_factory: async_sessionmaker[AsyncSession],
+) -> None:
+    # provider_reference is VARCHAR(64): this was a 500 on PostgreSQL.
+    error = await refused_as_malformed(
+        anonymous, settings, tenant, session_factory, paymentId="p" * 65
+    )
+    assert error["ValidationErrors"].keys() == {"data.paymentId"}
+
+
+async def test_a_payment_in_a_currency_no_budget_holds_is_a_400(
+    tenant: Tenant,
+    anonymous: httpx.AsyncClient,
+    settings: Settings,
+    session_factory: async_sessionmaker[AsyncSession],
+) -> None:
+    error = await refused_as_malformed(anonymous, settings, tenant, session_factory, currency="XYZ")
+    assert error["ValidationErrors"].keys() == {"data.currency"}
+
+
+async def test_a_fractional_minor_amount_is_a_400_never_truncated(
+    tenant: Tenant,
+    anonymous: httpx.AsyncClient,
+    settings: Settings,
+    session_factory: async_sessionmaker[AsyncSession],
+) -> None:
+    error = await refused_as_malformed(
+        anonymous, settings, tenant, session_factory, amountMinor=1000.5
+    )
+    assert error["ValidationErrors"].keys() == {"data.amountMinor"}
+
+
+async def test_an_amount_beyond_the_incoming_maximum_is_a_400(
+    tenant: Tenant,
+    anonymous: httpx.AsyncClient,
+    settings: Settings,
+    session_factory: async_sessionmaker[AsyncSession],
+) -> None:
+    error = await refused_as_malformed(
+        anonymous, settings, tenant, session_factory, amountMinor=MAX_INCOMING_MINOR + 1
+    )
+    assert error["ValidationErrors"].keys() == {"data.amountMinor"}
 
 
 @pytest.mark.skipif(backend() != "postgresql", reason="PostgreSQL concurrency")

@@ -9,19 +9,26 @@ deduplication only stops the same event id, and a provider may send the same pay
 under a new one. The transaction carries a provider key derived from the payment id, which is
 unique per company and provider; it is recorded before the ledger posts, so a repeat (also one
 running in parallel) finds it and applies nothing.
+
+The data is read with `PaymentReceived` before anything is written: ids within their columns,
+a currency a budget holds, a positive whole number of minor units within `MAX_INCOMING_MINOR`.
+Anything else is 400 `MALFORMED_CALLBACK` (see `providers.inbound`).
 """
 
 from __future__ import annotations
 
 import hashlib
-from typing import Any
+from typing import Annotated, Any
 
 import structlog
+from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.banking import budgets
+from finplat.banking.schemas import BudgetCurrency
 from finplat.events import service as events
+from finplat.kit.fields import SafeText
 from finplat.kit.money import from_minor
 from finplat.ledger import service as ledger
 from finplat.ledger.core import Leg
@@ -44,32 +51,58 @@ def payment_key(payment_id: str) -> str:
     return f"in_{digest[:40]}"
 
 
+# Beyond any real payment (ten trillion EUR, a billion USDC), and thousands of them still fit a
+# balance's BIGINT.
+MAX_INCOMING_MINOR = 10**15
+
+# The provider's ids, as the columns that keep them hold them.
+ProviderId = Annotated[SafeText, Field(max_length=64)]
+# Free text about the payment, kept in the transaction's metadata as the provider sent it.
+PaymentText = Annotated[str, Field(max_length=140)]
+
+
+class PaymentReceived(BaseModel):
+    """The `data` of `payment.received`, with its JSON types (strict: 10.5 or "1000" minor
+    units are refused, never truncated); fields the provider adds are ignored."""
+
+    model_config = ConfigDict(strict=True, extra="ignore", frozen=True)
+
+    paymentId: ProviderId
+    accountId: ProviderId
+    budgetId: ProviderId
+    budgetName: Annotated[SafeText, Field(max_length=100)] | None = None
+    budgetIsDefault: bool = False
+    currency: Annotated[BudgetCurrency, Field(strict=False)]
+    amountMinor: Annotated[int, Field(gt=0, le=MAX_INCOMING_MINOR)]
+    scheme: Annotated[str, Field(max_length=16)] | None = None
+    senderName: PaymentText | None = None
+    reference: PaymentText | None = None
+
+
 @inbound.handler(ExternalProvider.BANKPROV.value, PAYMENT_RECEIVED)
 async def on_payment_received(session: AsyncSession, company_id: int, data: dict[str, Any]) -> None:
     """Credit the budget once per `paymentId`: a payment already recorded is acknowledged
     without effect."""
+    payment = PaymentReceived.model_validate(data)
     account = await provisioning.by_provider_account(
-        session, company_id=company_id, provider=BankProvider.BANKPROV, account_id=data["accountId"]
+        session, company_id=company_id, provider=BankProvider.BANKPROV, account_id=payment.accountId
     )
     if account is None:
         log.warning("incoming_payment_for_unknown_account")
         return
-    payment_id = str(data["paymentId"])
-    currency = str(data["currency"])
-    amount = int(data["amountMinor"])
-    if amount <= 0:
-        raise ValueError("an incoming payment must be positive")
-    key = payment_key(payment_id)
+    currency = payment.currency.value
+    amount = payment.amountMinor
+    key = payment_key(payment.paymentId)
     if await _already_received(session, company_id, key):
         return
     budget = await budgets.adopt(
         session,
         company_id=company_id,
         user_id=account.user_id,
-        account_id=str(data["accountId"]),
-        provider_budget_id=str(data["budgetId"]),
-        name=str(data["budgetName"]) if data.get("budgetName") else None,
-        is_default=bool(data.get("budgetIsDefault", False)),
+        account_id=payment.accountId,
+        provider_budget_id=payment.budgetId,
+        name=payment.budgetName,
+        is_default=payment.budgetIsDefault,
         currencies=[currency],
     )
     target = await budgets.ledger_account(
@@ -79,9 +112,9 @@ async def on_payment_received(session: AsyncSession, company_id: int, data: dict
         session, company_id=company_id, kind=CompanyAccount.SETTLEMENT, currency=currency
     )
     metadata = {
-        "scheme": data.get("scheme"),
-        "senderName": data.get("senderName"),
-        "reference": data.get("reference"),
+        "scheme": payment.scheme,
+        "senderName": payment.senderName,
+        "reference": payment.reference,
     }
     try:
         # A savepoint: a lost race undoes only this insert, not the callback's own record.
@@ -96,7 +129,7 @@ async def on_payment_received(session: AsyncSession, company_id: int, data: dict
                 amount_minor=amount,
                 currency=currency,
                 budget_id=budget.id,
-                provider_reference=payment_id,
+                provider_reference=payment.paymentId,
                 provider_key=key,
                 metadata=metadata,
             )
@@ -112,7 +145,7 @@ async def on_payment_received(session: AsyncSession, company_id: int, data: dict
         company_id=company_id,
         legs=[Leg(settlement.id, -amount), Leg(target.id, amount)],
         code="banking.incoming",
-        reference=payment_id,
+        reference=payment.paymentId,
     )
     transactions.add_metadata(transaction, {"ledgerTransferId": posted.transfer_id})
     await session.flush()
@@ -128,7 +161,7 @@ async def on_payment_received(session: AsyncSession, company_id: int, data: dict
             "budgetId": budget.id,
             "currency": currency,
             "amount": from_minor(amount, currency),
-            "scheme": data.get("scheme"),
+            "scheme": payment.scheme,
         },
     )
 

@@ -114,10 +114,11 @@ class _Envelope(BaseModel):
     data: Annotated[dict[str, JsonValue], AfterValidator(_no_nul)]
 
 
-def _field_errors(exc: ValidationError) -> dict[str, list[str]]:
+def _field_errors(exc: ValidationError, *, within: str = "") -> dict[str, list[str]]:
     fields: dict[str, list[str]] = {}
     for error in exc.errors(include_url=False):
-        key = ".".join(str(part) for part in error["loc"]) or "body"
+        loc = (within, *error["loc"]) if within else error["loc"]
+        key = ".".join(str(part) for part in loc) or "body"
         fields.setdefault(key, []).append(error["msg"].removeprefix("Value error, "))
     return fields
 
@@ -193,6 +194,12 @@ async def _apply(session: AsyncSession, provider: ExternalProvider, parsed: _Par
     bind_company(session, parsed.company_id)
     try:
         await apply(session, parsed.company_id, parsed.data)
+    except ValidationError as exc:
+        # A handler that reads its data with a Pydantic model: name each field at fault.
+        raise MalformedCallback(
+            f"Unreadable {parsed.type} callback.",
+            validation_errors=_field_errors(exc, within="data"),
+        ) from None
     except (KeyError, TypeError, ValueError) as exc:
         # A well-signed callback this platform cannot read: a provider contract problem.
         raise MalformedCallback(
