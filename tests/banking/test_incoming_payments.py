@@ -289,6 +289,39 @@ async def test_an_amount_beyond_the_incoming_maximum_is_a_400(
     assert error["ValidationErrors"].keys() == {"data.amountMinor"}
 
 
+@pytest.mark.parametrize("conflicting", [{"amountMinor": 2000}, {"currency": "GBP"}])
+async def test_a_payment_id_redelivered_with_another_amount_or_currency_is_a_409(
+    conflicting: dict[str, Any],
+    tenant: Tenant,
+    anonymous: httpx.AsyncClient,
+    settings: Settings,
+    session_factory: async_sessionmaker[AsyncSession],
+) -> None:
+    api = tenant.client
+    user = await banking_user(api)
+    budget = await default_budget(api, user["Id"])
+    provider_budget = await provider_budget_id(session_factory, budget["BudgetId"])
+    await deliver(
+        anonymous, settings, tenant, user, provider_budget, event_id="evt_1", payment_id="bp_in"
+    )
+    response = await send(
+        anonymous,
+        settings,
+        tenant,
+        user,
+        provider_budget,
+        event_id="evt_2",
+        payment_id="bp_in",
+        **conflicting,
+    )
+    assert (response.status_code, response.json()["Code"]) == (409, "INCOMING_PAYMENT_CONFLICT")
+    # The first delivery stands, and only it.
+    [credited] = await incoming(api, user["Id"])
+    assert (credited["Amount"], credited["Currency"]) == (10, "EUR")
+    assert await available(api, user["Id"], budget["BudgetId"], "GBP") == Decimal("0")
+    assert await received_events(api) == 1
+
+
 @pytest.mark.skipif(backend() != "postgresql", reason="PostgreSQL concurrency")
 async def test_parallel_deliveries_of_one_payment_under_different_event_ids_credit_once() -> None:
     async with isolated("incoming", database_pool_size=20, sandbox_latency_ms=20) as env:

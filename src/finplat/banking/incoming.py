@@ -8,7 +8,9 @@ A payment credits once per provider `paymentId`, whatever event ids it arrives u
 deduplication only stops the same event id, and a provider may send the same payment again
 under a new one. The transaction carries a provider key derived from the payment id, which is
 unique per company and provider; it is recorded before the ledger posts, so a repeat (also one
-running in parallel) finds it and applies nothing.
+running in parallel) finds it and applies nothing. A repeat that reports another amount or
+currency for the same `paymentId` is not the same payment: 409 `INCOMING_PAYMENT_CONFLICT`,
+logged, and the first stands.
 
 The data is read with `PaymentReceived` before anything is written: ids within their columns,
 a currency a budget holds, a positive whole number of minor units within `MAX_INCOMING_MINOR`.
@@ -27,6 +29,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.banking import budgets
 from finplat.banking.schemas import BudgetCurrency
+from finplat.errors import Conflict
 from finplat.events import service as events
 from finplat.kit.fields import SafeText
 from finplat.kit.money import from_minor
@@ -39,6 +42,7 @@ from finplat.providers.names import BankProvider, ExternalProvider
 from finplat.provisioning import service as provisioning
 from finplat.transactions import service as transactions
 from finplat.transactions.kinds import TransactionStatus, TransactionType
+from finplat.transactions.models import Transaction
 
 log = structlog.get_logger("finplat.banking")
 PROVIDER = BankProvider.BANKPROV.value
@@ -79,10 +83,18 @@ class PaymentReceived(BaseModel):
     reference: PaymentText | None = None
 
 
+class IncomingPaymentConflict(Conflict):
+    code = "INCOMING_PAYMENT_CONFLICT"
+    message = (
+        "This paymentId was already received with another amount or currency; the first "
+        "delivery stands."
+    )
+
+
 @inbound.handler(ExternalProvider.BANKPROV.value, PAYMENT_RECEIVED)
 async def on_payment_received(session: AsyncSession, company_id: int, data: dict[str, Any]) -> None:
     """Credit the budget once per `paymentId`: a payment already recorded is acknowledged
-    without effect."""
+    without effect, or refused when it reports another amount or currency."""
     payment = PaymentReceived.model_validate(data)
     account = await provisioning.by_provider_account(
         session, company_id=company_id, provider=BankProvider.BANKPROV, account_id=payment.accountId
@@ -93,7 +105,7 @@ async def on_payment_received(session: AsyncSession, company_id: int, data: dict
     currency = payment.currency.value
     amount = payment.amountMinor
     key = payment_key(payment.paymentId)
-    if await _already_received(session, company_id, key):
+    if await _already_received(session, company_id, key, payment):
         return
     budget = await budgets.adopt(
         session,
@@ -136,7 +148,7 @@ async def on_payment_received(session: AsyncSession, company_id: int, data: dict
     except IntegrityError:
         # A parallel delivery of the same payment recorded it first: this insert waited for
         # that one's commit on the unique key, so the money is already credited.
-        if await _already_received(session, company_id, key):
+        if await _already_received(session, company_id, key, payment):
             return
         raise
     # Posted only once the key is ours, so a repeat never reaches the ledger.
@@ -166,10 +178,32 @@ async def on_payment_received(session: AsyncSession, company_id: int, data: dict
     )
 
 
-async def _already_received(session: AsyncSession, company_id: int, key: str) -> bool:
+async def _already_received(
+    session: AsyncSession, company_id: int, key: str, payment: PaymentReceived
+) -> bool:
+    """Whether the payment is recorded already; refused when the record disagrees with it."""
     found = await transactions.by_provider_key(
         session, company_id=company_id, provider=PROVIDER, key=key
     )
-    if found is not None:
-        log.info("incoming_payment_duplicate", transaction_id=found.id)
-    return found is not None
+    if found is None:
+        return False
+    if not _same_payment(found, payment):
+        # Our transaction id and the amounts only: no sender, reference or account details.
+        log.warning(
+            "incoming_payment_conflict",
+            transaction_id=found.id,
+            recorded_currency=found.currency,
+            recorded_amount_minor=found.amount_minor,
+            reported_currency=payment.currency.value,
+            reported_amount_minor=payment.amountMinor,
+        )
+        raise IncomingPaymentConflict()
+    log.info("incoming_payment_duplicate", transaction_id=found.id)
+    return True
+
+
+def _same_payment(recorded: Transaction, payment: PaymentReceived) -> bool:
+    return (recorded.currency, recorded.amount_minor) == (
+        payment.currency.value,
+        payment.amountMinor,
+    )

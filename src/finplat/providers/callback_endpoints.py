@@ -29,8 +29,12 @@ class CallbackReceipt(BaseModel):
     description="For providers, not partners. The body is `{id, type, companyId, createdAt, "
     "data}`; `X-Provider-Signature` is the hex HMAC-SHA256 of the exact body with the "
     "provider callback secret (401 when it does not match). Each event id is processed "
-    "once; a repeat is acknowledged with `Duplicate` true.",
-    responses=error_responses(400, 401, 503),
+    "once; a repeat is acknowledged with `Duplicate` true. A body the platform cannot read "
+    "or store is 400 `MALFORMED_CALLBACK` (with `ValidationErrors`); one that contradicts "
+    "what was already received (a `payment.received` repeating a `paymentId` with another "
+    "amount or currency) is 409 `INCOMING_PAYMENT_CONFLICT`. Neither is recorded, so the "
+    "provider's retry is processed.",
+    responses=error_responses(400, 401, 409, 503),
     openapi_extra={
         "requestBody": {
             "required": True,
