@@ -7,8 +7,11 @@ import json
 from typing import Any
 
 import httpx
+import pytest
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from finplat.business.models import BusinessApplication
 from finplat.config import Settings
 from finplat.providers import inbound
 from finplat.providers.names import ExternalProvider
@@ -22,6 +25,7 @@ from tests.business.steps import (
     events_of,
     ok,
     person_payload,
+    ready_to_submit,
 )
 from tests.conftest import Tenant
 from tests.onboarding import set_fault
@@ -198,3 +202,35 @@ async def _provider_person_id(
         person = await db.get(AssociatedPerson, person_id)
         assert person is not None
         return person.provider_person_id
+
+
+async def test_an_approval_whose_account_id_exceeds_its_column_is_refused_and_changes_nothing(
+    tenant: Tenant, session_factory: async_sessionmaker[AsyncSession], settings: Settings
+) -> None:
+    # The application keeps the account id in VARCHAR(40): this was a 500 on PostgreSQL.
+    api = tenant.client
+    user_id = await ready_to_submit(api)
+    await ok(await api.post(f"{APPLICATION}/submit", params={"userId": user_id}))
+    await deliver_callbacks(session_factory, settings, tenant.company_id)
+    async with session_factory() as db:
+        stmt = select(BusinessApplication.provider_application_id).where(
+            BusinessApplication.user_id == user_id
+        )
+        provider_application_id = (await db.execute(stmt)).scalar_one()
+    with pytest.raises(inbound.MalformedCallback) as refused:
+        await send_callback(
+            session_factory,
+            settings,
+            event_id="bp_evt_long_account",
+            type_="application.status_changed",
+            company_id=tenant.company_id,
+            data={
+                "applicationId": provider_application_id,
+                "status": "approved",
+                "accountId": "a" * 41,
+            },
+        )
+    assert refused.value.validation_errors is not None
+    assert refused.value.validation_errors.keys() == {"data.accountId"}
+    application = await ok(await api.get(APPLICATION, params={"userId": user_id}))
+    assert (application["status"], application["accountId"]) == ("in_review", None)

@@ -14,9 +14,10 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Annotated, Any
 
 import structlog
+from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.business import statuses
@@ -24,6 +25,7 @@ from finplat.business.repository import ApplicationRepository, PersonRepository
 from finplat.errors import Conflict
 from finplat.events import service as events
 from finplat.kit.clock import utcnow
+from finplat.kit.fields import SafeText
 from finplat.providers import inbound
 from finplat.providers.business_onboarding.sandbox import (
     APPLICATION_STATUS_CHANGED,
@@ -45,6 +47,15 @@ _PROVIDER_STATUS = {
     statuses.REJECTED: provider_statuses.REJECTED_BANKPROV,
     statuses.MORE_INFORMATION_REQUIRED: provider_statuses.PENDING_DOCUMENTS,
 }
+
+
+class ReportedAccount(BaseModel):
+    """The `accountId` of `application.status_changed`, as the application keeps it
+    (VARCHAR(40)): anything else is 400 `MALFORMED_CALLBACK`, before anything is written."""
+
+    model_config = ConfigDict(strict=True, extra="ignore", frozen=True)
+
+    accountId: Annotated[SafeText, Field(max_length=40)] | None = None
 
 
 class PersonNotYetKnown(Conflict):
@@ -112,6 +123,7 @@ async def application_status_changed(
 ) -> None:
     provider_application_id = _text(data, "applicationId")
     status = _text(data, "status")
+    account_id = ReportedAccount.model_validate(data).accountId
     application = await ApplicationRepository(session, company_id).by_provider_id(
         provider_application_id, lock=True
     )
@@ -124,8 +136,6 @@ async def application_status_changed(
         return
     application.status = status
     application.updated_at = utcnow()
-    account_id = data.get("accountId")
-    account_id = str(account_id) if isinstance(account_id, str) and account_id else None
     if status == statuses.APPROVED:
         if account_id is None:
             raise KeyError("accountId")
