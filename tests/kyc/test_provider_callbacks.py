@@ -13,7 +13,7 @@ from finplat.events.models import Event
 from finplat.providers import inbound
 from finplat.providers.callbacks import ProviderCallback
 from tests.conftest import Tenant
-from tests.onboarding import create_user, start_kyc
+from tests.onboarding import approved_user, create_user, start_kyc
 
 
 def review_callback(company_id: int, applicant_id: str, event_id: str = "idn_evt_1") -> bytes:
@@ -221,3 +221,41 @@ async def test_a_callback_nested_beyond_the_parsers_depth_is_a_400(
     )
     response = await post_signed(anonymous, settings, body)
     assert (response.status_code, response.json()["Code"]) == (400, "MALFORMED_CALLBACK")
+
+
+def _review_naming(company_id: int, user_id: object, event_id: str) -> bytes:
+    envelope = json.loads(review_callback(company_id, "idn_applicant_unrecorded", event_id))
+    envelope["data"]["externalUserId"] = f"{company_id}-{user_id}"
+    return json.dumps(envelope).encode()
+
+
+async def test_a_review_for_an_undecided_user_whose_start_is_unrecorded_is_refused_for_later(
+    api: httpx.AsyncClient,
+    anonymous: httpx.AsyncClient,
+    tenant: Tenant,
+    settings: Settings,
+    session_factory: async_sessionmaker[AsyncSession],
+) -> None:
+    user = await create_user(api)
+    body = _review_naming(tenant.company_id, user["Id"], "idn_evt_early")
+    response = await post_callback(
+        anonymous, body, inbound.sign(settings.provider_callback_secret, body)
+    )
+    assert (response.status_code, response.json()["Code"]) == (409, "KYC_REVIEW_BEFORE_START")
+    async with session_factory() as db:
+        stmt = select(func.count()).where(ProviderCallback.event_id == "idn_evt_early")
+        assert (await db.execute(stmt)).scalar_one() == 0  # a redelivery is processed afresh
+    assert (await api.get(f"/api/v2/users/{user['Id']}")).json()["KycStatus"] == "NOT_STARTED"
+
+
+async def test_a_review_for_an_unknown_applicant_of_no_undecided_user_is_acknowledged(
+    api: httpx.AsyncClient, anonymous: httpx.AsyncClient, tenant: Tenant, settings: Settings
+) -> None:
+    decided = await approved_user(api)
+    for event_id, user_id in (("idn_evt_a", decided["Id"]), ("idn_evt_b", 999_999_999)):
+        body = _review_naming(tenant.company_id, user_id, event_id)
+        response = await post_callback(
+            anonymous, body, inbound.sign(settings.provider_callback_secret, body)
+        )
+        assert response.status_code == 200, response.text
+    assert (await api.get(f"/api/v2/users/{decided['Id']}")).json()["KycStatus"] == "APPROVED"

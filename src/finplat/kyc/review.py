@@ -17,9 +17,11 @@ from typing import Any
 import structlog
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from finplat.errors import Conflict
 from finplat.events import service as events
 from finplat.kit.clock import utcnow
 from finplat.kyc import statuses
+from finplat.kyc.applicant_reference import user_id_of
 from finplat.kyc.repository import KycSubmissionRepository
 from finplat.providers.identity.base import RejectType, ReviewAnswer
 from finplat.providers.names import BankProvider, ExternalProvider
@@ -28,9 +30,16 @@ from finplat.provisioning import statuses as ps
 from finplat.provisioning.card_accounts import AWAITING_PROVISIONING
 from finplat.provisioning.selection import default_card_provider, selected_providers
 from finplat.users import service as users
+from finplat.users.repository import UserRepository
 
 log = structlog.get_logger("finplat.kyc")
 KYC_STATUS_UPDATED = "kyc.status_updated"
+
+
+class KycReviewBeforeStart(Conflict):
+    code = "KYC_REVIEW_BEFORE_START"
+    message = "The applicant's KYC start is not recorded yet; deliver the review again later."
+
 
 # (banking provider, card and switch providers) per base outcome; None keeps the state.
 _BANKPROV_AFTER = {
@@ -39,6 +48,9 @@ _BANKPROV_AFTER = {
     statuses.REJECTED: ps.REJECTED_BANKPROV,
 }
 _FINAL_BANKPROV = {ps.APPROVED_BANKPROV, ps.REJECTED_BANKPROV}
+# A start is refused once the user is decided: a review for an applicant no start recorded
+# can then never be matched.
+_FINAL = {statuses.APPROVED, statuses.REJECTED}
 
 
 def outcome_of(data: dict[str, Any]) -> str:
@@ -58,6 +70,12 @@ async def apply_review(session: AsyncSession, company_id: int, data: dict[str, A
     outcome = outcome_of(data)
     submission = await KycSubmissionRepository(session, company_id).by_applicant(applicant_id)
     if submission is None:
+        user_id = user_id_of(data.get("externalUserId"), company_id=company_id)
+        user = await UserRepository(session, company_id).get(user_id) if user_id else None
+        if user is not None and user.kyc_status not in _FINAL:
+            # The user's start is still between the provider's answer and its record (a
+            # shared identity is reviewed at once): refused, so the provider delivers it again.
+            raise KycReviewBeforeStart()
         log.info("kyc_review_for_unknown_applicant")
         return
     user = await users.get_user(session, company_id=company_id, user_id=submission.user_id)

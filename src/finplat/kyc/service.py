@@ -23,6 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.errors import Conflict, ValidationFailed
 from finplat.kyc import statuses
+from finplat.kyc.applicant_reference import reference_of
 from finplat.kyc.approval import KycNotApproved
 from finplat.kyc.models import KycSubmission
 from finplat.kyc.repository import KycSubmissionRepository
@@ -165,7 +166,7 @@ async def _applicant(
         ).items()
     }
     data = ApplicantData(
-        reference=f"{user.company_id}-{user.id}",
+        reference=reference_of(user),
         level_name=LEVELS[user.account_type],
         first_name=user.first_name,
         last_name=user.last_name,

@@ -32,7 +32,9 @@ class CallbackReceipt(BaseModel):
     "once; a repeat is acknowledged with `Duplicate` true. A body the platform cannot read "
     "or store is 400 `MALFORMED_CALLBACK` (with `ValidationErrors`); one that contradicts "
     "what was already received (a `payment.received` repeating a `paymentId` with another "
-    "amount or currency) is 409 `INCOMING_PAYMENT_CONFLICT`. Neither is recorded, so the "
+    "amount or currency) is 409 `INCOMING_PAYMENT_CONFLICT`, and one that comes before what "
+    "it refers to is recorded (an `applicant.reviewed` for an applicant whose KYC start is "
+    "still being recorded) is 409 `KYC_REVIEW_BEFORE_START`. None is recorded, so the "
     "provider's retry is processed.",
     responses=error_responses(400, 401, 409, 503),
     openapi_extra={
