@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from typing import Any
 
 import pytest
 from sqlalchemy import func, select
@@ -15,8 +16,11 @@ from finplat.providers import inbound
 from finplat.providers.callbacks import ProviderCallback
 from finplat.providers.identity.models import SandboxApplicant
 from finplat.providers.sandbox_accounts import SandboxHolderAccount
+from finplat.provisioning.models import ProviderAccount
+from finplat.provisioning.repository import ProviderAccountRepository
+from tests.bankprov_onboarding.steps import onboarded_user
 from tests.databases import backend
-from tests.isolated import isolated
+from tests.isolated import Isolated, isolated
 from tests.onboarding import create_user, decide, start_kyc
 
 pytestmark = pytest.mark.skipif(backend() != "postgresql", reason="PostgreSQL concurrency")
@@ -59,6 +63,63 @@ async def test_parallel_duplicate_callbacks_are_processed_once() -> None:
             duplicates = (await db.execute(select(ProviderCallback.duplicates))).scalar_one()
         assert events == 1
         assert duplicates == 19
+
+
+def _bankprov_status_callback(env: Isolated, event_id: str, account_id: str) -> dict[str, Any]:
+    body = json.dumps(
+        {
+            "id": event_id,
+            "type": "account.status_changed",
+            "companyId": env.company_id,
+            "createdAt": "2026-11-21T12:00:00Z",
+            "data": {"accountId": account_id, "status": "active"},
+        }
+    ).encode()
+    secret = env.app.state.settings.provider_callback_secret
+    headers = {
+        "content-type": "application/json",
+        inbound.SIGNATURE_HEADER: inbound.sign(secret, body),
+    }
+    return {"content": body, "headers": headers}
+
+
+@pytest.fixture
+def slow_provider_account_reads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every read of a user's provider account waits a little before answering, so parallel
+    status changes all read before any of them writes unless the read holds the row."""
+    find = ProviderAccountRepository.find
+
+    async def slow_find(
+        self: ProviderAccountRepository, user_id: int, provider: str, **kwargs: Any
+    ) -> ProviderAccount | None:
+        account = await find(self, user_id, provider, **kwargs)
+        await asyncio.sleep(0.3)
+        return account
+
+    monkeypatch.setattr(ProviderAccountRepository, "find", slow_find)
+
+
+@pytest.mark.usefixtures("slow_provider_account_reads")
+async def test_parallel_callbacks_of_one_status_change_report_it_once() -> None:
+    async with isolated("status-race", database_pool_size=30, run_background_jobs=False) as env:
+        user = await onboarded_user(env.client)
+        # The provider tells the same change twice, under two event ids.
+        responses = await asyncio.gather(
+            *(
+                env.client.post(
+                    "/providers/bankprov/callbacks",
+                    **_bankprov_status_callback(env, f"bkp_evt_{i}", user["AccountId"]),
+                )
+                for i in range(2)
+            )
+        )
+        assert [r.status_code for r in responses] == [200, 200], [r.text for r in responses]
+        async with env.app.state.session_factory() as db:
+            bodies = (
+                await db.execute(select(Event.body).where(Event.type == "account.status_updated"))
+            ).scalars()
+            changes = [json.loads(b)["data"]["status"] for b in bodies]
+        assert changes.count("approved") == 1, changes
 
 
 async def test_parallel_kyc_requests_create_one_applicant_and_one_submission() -> None:

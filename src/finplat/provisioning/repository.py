@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from finplat.db.dialect import for_update
 from finplat.db.repository import CompanyRepository
 from finplat.provisioning.models import ProviderAccount
 
@@ -9,10 +10,14 @@ from finplat.provisioning.models import ProviderAccount
 class ProviderAccountRepository(CompanyRepository[ProviderAccount]):
     model = ProviderAccount
 
-    async def find(self, user_id: int, provider: str) -> ProviderAccount | None:
+    async def find(
+        self, user_id: int, provider: str, *, lock: bool = False
+    ) -> ProviderAccount | None:
         stmt = self.scoped().where(
             ProviderAccount.user_id == user_id, ProviderAccount.provider == provider
         )
+        if lock:
+            stmt = for_update(stmt).execution_options(populate_existing=True)
         return (await self.session.execute(stmt)).scalar_one_or_none()
 
     async def for_user(self, user_id: int) -> Sequence[ProviderAccount]:

@@ -52,10 +52,12 @@ async def set_status(
     """Record a provider's approval state for a user (creating the row on first use).
 
     A given `provider_account_id` is kept; None leaves the known one. Emits
-    `account.status_updated` when a banking-provider status really changes.
+    `account.status_updated` when a banking-provider status really changes. The row is read
+    under its lock, so parallel changes to the same status (two provider callbacks, say) report
+    the change once.
     """
     repo = ProviderAccountRepository(session, company_id)
-    account = await repo.find(user_id, provider.value)
+    account = await repo.find(user_id, provider.value, lock=True)
     previous = account.status if account is not None else None
     if account is None:
         account = await repo.add(
