@@ -6,11 +6,13 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from decimal import Decimal
+from typing import Any
 
 import pytest
 
 from finplat.ledger.verification import verify
-from tests.banking.steps import available, create_budget, funded_user
+from finplat.providers.banking.sandbox_budgets import SandboxBankingCore
+from tests.banking.steps import available, create_budget, credit, funded_user
 from tests.banking.transfers.steps import master_available, transfer
 from tests.databases import backend
 from tests.isolated import isolated
@@ -68,3 +70,36 @@ async def test_parallel_retries_of_one_external_reference_move_the_money_once() 
         assert len({r.json()["TransactionId"] for r in responses}) == 1
         assert await master_available(api, "EUR") == Decimal("30.00")
         assert await available(api, user["Id"], main["BudgetId"], "EUR") == Decimal("70.00")
+
+
+@pytest.fixture
+def slow_provider_debits(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The banking provider takes its time between debiting a transfer's source and crediting
+    its destination, so opposite transfers both debit before either credits."""
+    move = SandboxBankingCore.move
+
+    async def slow_move(self: SandboxBankingCore, session: Any, **kwargs: Any) -> None:
+        await move(self, session, **kwargs)
+        if kwargs["kind"] == "transfer_out":
+            await asyncio.sleep(0.3)
+
+    monkeypatch.setattr(SandboxBankingCore, "move", slow_move)
+
+
+@pytest.mark.usefixtures("slow_provider_debits")
+async def test_opposite_transfers_between_two_budgets_both_complete() -> None:
+    async with isolated("transfers", database_pool_size=30) as env:
+        api = env.client
+        user, main = await funded_user(api, "100.00", "EUR")
+        savings = await create_budget(api, user)
+        await credit(api, user["Id"], savings["BudgetId"], "100.00", "EUR")
+        responses = await asyncio.gather(
+            transfer(api, user, main["BudgetId"], 10, DestinationBudgetId=savings["BudgetId"]),
+            transfer(api, user, savings["BudgetId"], 30, DestinationBudgetId=main["BudgetId"]),
+        )
+        assert [(r.status_code, r.json().get("Status")) for r in responses] == [
+            (201, "COMPLETED"),
+            (201, "COMPLETED"),
+        ], [r.text for r in responses]
+        assert await available(api, user["Id"], main["BudgetId"], "EUR") == Decimal("120.00")
+        assert await available(api, user["Id"], savings["BudgetId"], "EUR") == Decimal("80.00")

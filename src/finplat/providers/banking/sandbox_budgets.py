@@ -16,7 +16,7 @@ from schwifty import IBAN
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from finplat.db.dialect import insert_ignoring_conflicts
+from finplat.db.dialect import for_update, insert_ignoring_conflicts
 from finplat.db.unit_of_work import unit_of_work
 from finplat.kit.clock import utcnow
 from finplat.providers.banking.base import (
@@ -119,6 +119,24 @@ class SandboxBankingCore:
             )
         )
         await session.flush()
+
+    async def lock_balances(
+        self, session: AsyncSession, *, company_id: int, currency: str, budget_ids: set[str]
+    ) -> None:
+        """Lock the balances a movement between budgets touches, in budget id order (the one
+        lock order), so opposite movements between the same budgets wait instead of
+        deadlocking."""
+        await session.execute(
+            for_update(
+                select(SandboxBankprovBalance.budget_id)
+                .where(
+                    SandboxBankprovBalance.company_id == company_id,
+                    SandboxBankprovBalance.currency == currency,
+                    SandboxBankprovBalance.budget_id.in_(budget_ids),
+                )
+                .order_by(SandboxBankprovBalance.budget_id)
+            )
+        )
 
     async def balance_of(
         self, session: AsyncSession, company_id: int, budget_id: str, currency: str

@@ -98,6 +98,12 @@ class SandboxTransfers(SandboxBankingCore):
             row = await self._transfer_row(session, company_id, idempotency_key)
             assert row is not None
             if inserted.rowcount == 1:  # type: ignore[attr-defined]
+                await self.lock_balances(
+                    session,
+                    company_id=company_id,
+                    currency=currency,
+                    budget_ids={from_budget_id, target},
+                )
                 await self.move(
                     session,
                     company_id=company_id,
