@@ -374,14 +374,16 @@ async def _record_document(
 
 
 async def _resume_checks(session: AsyncSession, *, company_id: int, user_id: int) -> str:
-    account = await provisioning.set_status(
+    """`pending_documents` becomes `PENDING`, unless the provider decided the account since
+    its status was read."""
+    return await provisioning.change_status_from(
         session,
         company_id=company_id,
         user_id=user_id,
         provider=BankProvider.BANKPROV,
+        current=statuses.PENDING_DOCUMENTS,
         status=statuses.PENDING,
     )
-    return account.status
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.events import service as events
 from finplat.providers.names import BankProvider
+from finplat.provisioning import statuses
 from finplat.provisioning.models import ProviderAccount
 from finplat.provisioning.repository import ProviderAccountRepository
 
@@ -91,3 +92,28 @@ async def set_status(
             },
         )
     return account
+
+
+async def change_status_from(
+    session: AsyncSession,
+    *,
+    company_id: int,
+    user_id: int,
+    provider: BankProvider,
+    current: str,
+    status: str,
+) -> str:
+    """Change the account's status to `status` only while it is still `current`, checked under
+    the row lock: a status read earlier may have moved on since (a provider callback deciding
+    the account, say). Returns the status the account has afterwards."""
+    account = await ProviderAccountRepository(session, company_id).find(
+        user_id, provider.value, lock=True
+    )
+    if account is None:
+        return statuses.NOT_STARTED
+    if account.status != current:
+        return account.status
+    changed = await set_status(
+        session, company_id=company_id, user_id=user_id, provider=provider, status=status
+    )
+    return changed.status
