@@ -4,17 +4,22 @@ the provider never received is released after ten minutes."""
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import httpx
 from fastapi import FastAPI
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from finplat.config import Settings
 from finplat.kit.clock import set_clock
+from finplat.providers import inbound
 from finplat.providers.banking.payments_port import PaymentStatus
 from finplat.providers.banking.sandbox_payments import SandboxPaymentSimulation
 from finplat.transactions import refresh
 from finplat.transactions import service as transactions
+from finplat.transactions.models import Transaction
 from tests.banking.payouts.steps import (
     approved,
     balance,
@@ -162,3 +167,79 @@ async def _key(app: FastAPI, company_id: int, tx_id: int) -> str:
         tx = await transactions.get(session, company_id=company_id, transaction_id=tx_id)
         assert tx.provider_key is not None
         return tx.provider_key
+
+
+async def _uncertain_payout(
+    api: httpx.AsyncClient, app: FastAPI, company_id: int
+) -> tuple[dict[str, Any], str]:
+    """A payout whose creation answer was lost (`PENDING`, uncertain): it and its key."""
+    user, budget, payee = await payout_setup(api, "1000.00")
+    body = terms(user, budget, payee, 400)
+    approval = await approved(api, user, body)
+    await set_fault(api, "bankprov", "create_payment", "timeout")
+    response = await create(api, user, body, approval["ApprovalId"])
+    assert response.status_code == 201, response.text
+    payout = response.json()
+    assert payout["StatusReason"] == "PROVIDER_OUTCOME_UNCERTAIN"
+    return payout, await _key(app, company_id, payout["PayoutId"])
+
+
+async def _stored(app: FastAPI, company_id: int, tx_id: int) -> Transaction:
+    """The payout as stored (the detail route would refresh it from the provider first)."""
+    async with app.state.session_factory() as session:
+        return await transactions.get(session, company_id=company_id, transaction_id=tx_id)
+
+
+async def _status_changed(
+    anonymous: httpx.AsyncClient, settings: Settings, company_id: int, data: dict[str, Any]
+) -> httpx.Response:
+    """Deliver a signed `payment.status_changed` callback with `data`."""
+    body = json.dumps(
+        {
+            "id": "evt_status_1",
+            "type": "payment.status_changed",
+            "companyId": company_id,
+            "createdAt": "2026-11-21T12:00:00Z",
+            "data": data,
+        }
+    ).encode()
+    headers = {
+        "content-type": "application/json",
+        inbound.SIGNATURE_HEADER: inbound.sign(settings.provider_callback_secret, body),
+    }
+    return await anonymous.post("/providers/bankprov/callbacks", content=body, headers=headers)
+
+
+async def test_a_status_callback_whose_payment_id_exceeds_its_column_is_a_400(
+    api: httpx.AsyncClient, anonymous: httpx.AsyncClient, app: FastAPI, settings: Settings
+) -> None:
+    company_id = await _company_id(api)
+    payout, key = await _uncertain_payout(api, app, company_id)
+    response = await _status_changed(
+        anonymous,
+        settings,
+        company_id,
+        {"paymentId": "p" * 65, "status": "COMPLETED", "idempotencyKey": key},
+    )
+    assert (response.status_code, response.json()["Code"]) == (400, "MALFORMED_CALLBACK")
+    assert list(response.json()["ValidationErrors"]) == ["data.paymentId"]
+    tx = await _stored(app, company_id, payout["PayoutId"])
+    assert (tx.status, tx.status_reason) == ("PENDING", "PROVIDER_OUTCOME_UNCERTAIN")
+    assert tx.provider_reference is None
+
+
+async def test_a_status_callback_without_a_text_payment_id_is_a_400_not_stored_as_its_str(
+    api: httpx.AsyncClient, anonymous: httpx.AsyncClient, app: FastAPI, settings: Settings
+) -> None:
+    company_id = await _company_id(api)
+    payout, key = await _uncertain_payout(api, app, company_id)
+    response = await _status_changed(
+        anonymous,
+        settings,
+        company_id,
+        {"paymentId": None, "status": "PROCESSING", "idempotencyKey": key},
+    )
+    assert (response.status_code, response.json()["Code"]) == (400, "MALFORMED_CALLBACK")
+    assert list(response.json()["ValidationErrors"]) == ["data.paymentId"]
+    tx = await _stored(app, company_id, payout["PayoutId"])
+    assert tx.provider_reference is None  # had been "None"

@@ -9,18 +9,24 @@
 * `payment_batch_order.cancelled` `{batchId, orderId, paymentIds, reason}`: the batch's FX
   order was cancelled, so its payments failed: settle them `FAILED` and record the
   `paymentbatchorder.cancelled` event (domain `paymentbatchorder`).
+
+`payment.status_changed` is read with `PaymentStatusChanged` before anything is written: ids
+within the columns that keep them, a known status, text where text is expected. Anything else
+is 400 `MALFORMED_CALLBACK` naming the field (see `providers.inbound`).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import structlog
+from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.banking.payouts import settlement
 from finplat.banking.payouts.repository import PayoutTransactionRepository
 from finplat.events import service as events
+from finplat.kit.fields import SafeText
 from finplat.providers import inbound
 from finplat.providers.banking.payments_port import (
     BATCH_ORDER_CANCELLED,
@@ -46,11 +52,29 @@ async def _payout(
     return found
 
 
+# The provider's ids, as the columns that keep them hold them (`provider_reference` and
+# `provider_key` are VARCHAR(64)).
+ProviderId = Annotated[SafeText, Field(max_length=64)]
+
+
+class PaymentStatusChanged(BaseModel):
+    """The `data` of `payment.status_changed`, with its JSON types (strict: a number, list or
+    null `paymentId` is refused, never stored as its `str()`); fields the provider adds are
+    ignored. `reason` is kept as the payout's `StatusReason` (its first 200 characters)."""
+
+    model_config = ConfigDict(strict=True, extra="ignore", frozen=True)
+
+    paymentId: ProviderId
+    batchId: ProviderId | None = None
+    status: Annotated[PaymentStatus, Field(strict=False)]
+    reason: str | None = None
+    idempotencyKey: ProviderId | None = None
+
+
 @inbound.handler(BANKPROV, PAYMENT_STATUS_CHANGED)
 async def on_payment_status(session: AsyncSession, company_id: int, data: dict[str, Any]) -> None:
-    payment_id = str(data["paymentId"])
-    key = data.get("idempotencyKey")
-    tx = await _payout(session, company_id, payment_id, str(key) if key else None)
+    payment = PaymentStatusChanged.model_validate(data)
+    tx = await _payout(session, company_id, payment.paymentId, payment.idempotencyKey)
     if tx is None:
         log.info("payment_callback_for_unknown_payout")
         return
@@ -58,10 +82,10 @@ async def on_payment_status(session: AsyncSession, company_id: int, data: dict[s
         session,
         company_id=company_id,
         tx_id=tx.id,
-        status=PaymentStatus(str(data["status"])),
-        reason=str(data["reason"]) if data.get("reason") else None,
-        payment_id=payment_id,
-        batch_id=str(data["batchId"]) if data.get("batchId") else None,
+        status=payment.status,
+        reason=payment.reason or None,
+        payment_id=payment.paymentId,
+        batch_id=payment.batchId,
     )
 
 
