@@ -12,10 +12,10 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from finplat.kit.clock import set_clock, utcnow
 from finplat.ledger import repository
 from finplat.ledger import service as ledger
-from finplat.ledger.core import LedgerRuleError, Leg, TransferStatus
-from finplat.ledger.models import LedgerBalance, LedgerEntry, LedgerTransfer
+from finplat.ledger.core import MAX_BALANCE, LedgerRuleError, Leg, TransferStatus
+from finplat.ledger.models import LedgerAccount, LedgerBalance, LedgerEntry, LedgerTransfer
 from finplat.ledger.verification import verify
-from tests.ledger.accounts import available, fund, open_book
+from tests.ledger.accounts import Book, available, fund, open_book
 
 
 async def test_posted_transfer_moves_money_between_accounts(session: AsyncSession) -> None:
@@ -451,3 +451,64 @@ async def test_locked_shards_show_what_changed_since_they_were_last_loaded(
     now = await repository.lock_shards(session, account_id=book.master.id)
     assert sum(row.posted for row in now) == 700
     assert earlier  # still referenced: the session's identity map holds these rows
+
+
+async def _fill_to_the_limit(session: AsyncSession, book: Book, account: LedgerAccount) -> None:
+    """Credit `account` with `MAX_BALANCE` from the settlement account, in postings each
+    shard of the settlement account can take."""
+    share = MAX_BALANCE // book.settlement.shard_count
+    for _ in range(book.settlement.shard_count):
+        await fund(session, book, account, share)
+
+
+async def test_a_credit_beyond_the_balance_limit_is_refused_and_changes_nothing(
+    session: AsyncSession,
+) -> None:
+    book = await open_book(session)
+    await _fill_to_the_limit(session, book, book.card)
+    assert await available(session, book, book.card) == MAX_BALANCE
+    with pytest.raises(ledger.BalanceLimitExceeded):
+        await fund(session, book, book.card, 1)
+    assert await available(session, book, book.card) == MAX_BALANCE
+    assert await available(session, book, book.settlement) == -MAX_BALANCE
+
+
+async def test_announced_credits_count_toward_the_balance_limit(session: AsyncSession) -> None:
+    book = await open_book(session)
+    await _fill_to_the_limit(session, book, book.card)
+    await ledger.post_transfer(
+        session,
+        company_id=book.company_id,
+        legs=[Leg(book.card.id, -100), Leg(book.master.id, 100)],
+        code="sweep",
+    )
+    await ledger.create_pending(
+        session,
+        company_id=book.company_id,
+        legs=[Leg(book.master.id, -100), Leg(book.card.id, 100)],
+        code="refill",
+        expires_at=None,
+    )
+    # Posting that reservation would reach the limit exactly: nothing more may be announced.
+    with pytest.raises(ledger.BalanceLimitExceeded):
+        await ledger.create_pending(
+            session,
+            company_id=book.company_id,
+            legs=[Leg(book.settlement.id, -1), Leg(book.card.id, 1)],
+            code="refill",
+            expires_at=None,
+        )
+    balance = await ledger.balance(session, company_id=book.company_id, account_id=book.card.id)
+    assert (balance.posted, balance.pending_credits) == (MAX_BALANCE - 100, 100)
+
+
+async def test_an_account_that_may_go_negative_owes_at_most_the_balance_limit(
+    session: AsyncSession,
+) -> None:
+    book = await open_book(session)
+    await _fill_to_the_limit(session, book, book.card)
+    assert await available(session, book, book.settlement) == -MAX_BALANCE
+    with pytest.raises(ledger.BalanceLimitExceeded):
+        await fund(session, book, book.fees, 1)
+    assert await available(session, book, book.settlement) == -MAX_BALANCE
+    assert await available(session, book, book.fees) == 0

@@ -7,6 +7,8 @@ import pytest
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from finplat.ledger import service as ledger
+from finplat.ledger.core import MAX_BALANCE, Leg
 from finplat.ledger.models import LedgerTransfer
 from finplat.ledger.verification import verify
 from tests.conftest import Tenant, TenantFactory
@@ -112,3 +114,31 @@ async def test_ledger_verifies_after_fundings(tenant: Tenant, session: AsyncSess
         )
     ).scalar_one()
     assert posted == 3
+
+
+async def test_a_funding_beyond_the_ledgers_balance_limit_is_409_and_reserves_nothing(
+    tenant: Tenant, session: AsyncSession
+) -> None:
+    # The state a thousand fundings of 1,000,000,000 USDC reach: the master account full.
+    settlement = await ledger.company_account(
+        session,
+        company_id=tenant.company_id,
+        kind=ledger.CompanyAccount.SETTLEMENT,
+        currency="USDC",
+    )
+    master = await ledger.company_account(
+        session, company_id=tenant.company_id, kind=ledger.CompanyAccount.MASTER, currency="USDC"
+    )
+    for _ in range(master.shard_count):
+        share = MAX_BALANCE // master.shard_count
+        await ledger.post_transfer(
+            session,
+            company_id=tenant.company_id,
+            legs=[Leg(settlement.id, -share), Leg(master.id, share)],
+            code="test.funding",
+        )
+    await session.commit()
+    response = await fund(tenant.client, 1, "USDC")
+    assert (response.status_code, response.json()["Code"]) == (409, "BALANCE_LIMIT_EXCEEDED")
+    [usdc] = (await tenant.client.get("/api/v2/company/balances")).json()["Balances"]
+    assert (usdc["Posted"], usdc["PendingCredits"]) == (MAX_BALANCE // 10**6, 0)

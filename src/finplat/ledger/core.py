@@ -43,6 +43,14 @@ class TransferStatus(StrEnum):
     EXPIRED = "EXPIRED"
 
 
+# The most an account may hold or owe, in minor units of its currency (10^16 EUR, 10^12 USDC):
+# `posted + pending_credits <= MAX_BALANCE` and `posted - pending_debits >= -MAX_BALANCE`, so
+# every posted balance, and every sum of an account's shards (pending ones at most twice this),
+# stays well inside a BIGINT (2^63 - 1, about 9.2 * 10^18). A sharded account's shards each keep
+# `MAX_BALANCE // shard_count`.
+MAX_BALANCE = 10**18
+
+
 class LedgerRuleError(ValueError):
     """A transfer that the ledger refuses to record (a programming error, not a user error)."""
 

@@ -142,6 +142,13 @@ _ADD_DELTA_GUARDED = _ADD_DELTA.where(
 _ADD_DELTA_COVERED = _ADD_DELTA.where(
     _BALANCES.c.posted - _BALANCES.c.pending_debits + bindparam("d_available") >= 0
 )
+# Unguarded changes (credits, debits of an account that may go negative) stay within a limit:
+# what the posted balance would be once every announced credit posts, and once every reserved
+# debit posts. The bounds are computed in Python so that the SQL never adds past a BIGINT.
+_ADD_DELTA_WITHIN_LIMIT = _ADD_DELTA.where(
+    _BALANCES.c.posted + _BALANCES.c.pending_credits <= bindparam("l_highest"),
+    _BALANCES.c.posted - _BALANCES.c.pending_debits >= bindparam("l_lowest"),
+)
 _AVAILABLE_BY_SHARD = select(
     _BALANCES.c.shard, _BALANCES.c.posted - _BALANCES.c.pending_debits
 ).where(_BALANCES.c.account_id == bindparam("b_account_id"))
@@ -182,10 +189,13 @@ async def apply_delta(
     delta: Delta,
     guarded: bool,
     covered: bool = False,
+    limit: int | None = None,
 ) -> bool:
     """Add `delta` to one balance shard. When `guarded`, only if the shard's available
     balance stays at or above its floor (at or above 0 when `covered`, even for a shard
-    without a floor); returns whether the row was changed.
+    without a floor); otherwise, with a `limit`, only if `posted + pending_credits` stays at
+    or below it and `posted - pending_debits` at or above `-limit`. Returns whether the row
+    was changed.
 
     One conditional UPDATE: the check and the write are atomic under the row lock, so two
     concurrent debits can never both pass on the same funds.
@@ -201,6 +211,10 @@ async def apply_delta(
     if guarded:
         params["d_available"] = delta.available
         statement = _ADD_DELTA_COVERED if covered else _ADD_DELTA_GUARDED
+    elif limit is not None:
+        params["l_highest"] = limit - (delta.posted + delta.pending_credits)
+        params["l_lowest"] = -limit - delta.available
+        statement = _ADD_DELTA_WITHIN_LIMIT
     connection = await _connection(session)
     result = await connection.execute(statement, params)
     return int(result.rowcount) == 1

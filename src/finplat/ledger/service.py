@@ -8,6 +8,9 @@ Rules implemented here (issue "money core"):
 * Two-phase transfers: `create_pending` reserves; `post_pending` (full or partial) or
   `void_pending` resolves it exactly once; posting after `expires_at` is refused and the
   expiry job voids what was left.
+* No account holds or owes more than `MAX_BALANCE` minor units (counting announced credits
+  and reserved debits as if posted): a posting that would take one past it is refused with
+  `BalanceLimitExceeded`, so no sequence of postings overflows a BIGINT balance or its sum.
 * Lock order is global: non-hot accounts first, then hot (sharded) accounts, each by
   (account id, shard), so concurrent transfers cannot deadlock and a hot account's row lock is
   held for the shortest possible time.
@@ -28,6 +31,7 @@ from finplat.errors import Conflict, NotFound
 from finplat.kit.clock import utcnow
 from finplat.ledger import repository
 from finplat.ledger.core import (
+    MAX_BALANCE,
     Delta,
     Entry,
     Layer,
@@ -69,6 +73,14 @@ class InsufficientFunds(Conflict):
 
     code = "INSUFFICIENT_FUNDS"
     message = "The account does not have enough available funds."
+
+
+class BalanceLimitExceeded(Conflict):
+    """409 like `INSUFFICIENT_FUNDS`: the request is well formed; the account's balance would
+    go beyond what the ledger keeps (`MAX_BALANCE` minor units)."""
+
+    code = "BALANCE_LIMIT_EXCEEDED"
+    message = "The posting would take an account's balance beyond the ledger's limit."
 
 
 class TransferNotFound(NotFound):
@@ -382,20 +394,16 @@ async def _apply_new_legs(
             amount = net[account.id]
             layer = pending_layer(amount) if pending else Layer.POSTED
             if amount < 0 and (require_available or not account.allow_negative):
+                # A guarded debit keeps its shard at or above zero, far inside the limit; no
+                # account holds more than the limit.
+                if -amount > MAX_BALANCE:
+                    raise InsufficientFunds()
                 entries += await _debit_guarded(
                     session, account, amount, layer, covered=require_available
                 )
             else:
-                shard = random.randrange(account.shard_count)  # noqa: S311 - load spreading
-                await repository.apply_delta(
-                    session,
-                    account_id=account.id,
-                    shard=shard,
-                    delta=_delta(layer, amount),
-                    guarded=False,
-                )
-                entries.append(Entry(account.id, shard, layer, amount))
-    except InsufficientFunds:
+                entries.append(await _apply_within_limit(session, account, amount, layer))
+    except (InsufficientFunds, BalanceLimitExceeded):
         for entry in reversed(entries):
             await repository.apply_delta(
                 session,
@@ -410,6 +418,30 @@ async def _apply_new_legs(
 
 def _delta(layer: Layer, amount: int) -> Delta:
     return delta_of(Entry(0, 0, layer, amount))
+
+
+async def _apply_within_limit(
+    session: AsyncSession, account: LedgerAccount, amount: int, layer: Layer
+) -> Entry:
+    """Apply an unguarded change to a random shard that stays within its share of
+    `MAX_BALANCE` (each conditional UPDATE that fails takes no lock); `BalanceLimitExceeded`
+    when no single shard can take it."""
+    limit = MAX_BALANCE // account.shard_count
+    if abs(amount) > limit:
+        raise BalanceLimitExceeded()
+    shards = list(range(account.shard_count))
+    random.shuffle(shards)  # load spreading only
+    for shard in shards:
+        if await repository.apply_delta(
+            session,
+            account_id=account.id,
+            shard=shard,
+            delta=_delta(layer, amount),
+            guarded=False,
+            limit=limit,
+        ):
+            return Entry(account.id, shard, layer, amount)
+    raise BalanceLimitExceeded()
 
 
 async def _debit_guarded(

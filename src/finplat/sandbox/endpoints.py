@@ -31,7 +31,9 @@ router = api_router(tags=["Sandbox"])
     summary="Fund the company's master account (sandbox)",
     description="Credits the company's master account in `Currency` from the sandbox "
     "provider's settlement account, once the sandbox funding provider confirms the incoming "
-    "transfer. Safe to retry with `Idempotency-Key`.",
+    "transfer. Safe to retry with `Idempotency-Key`. A funding that would take the master "
+    "account past the ledger's limit (10^18 minor units: 10^16 USD, 10^12 USDC) is 409 "
+    "`BALANCE_LIMIT_EXCEEDED`.",
     responses=error_responses(400, 409, 503),
 )
 async def fund_company(
