@@ -7,17 +7,23 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from decimal import Decimal
+from typing import Any
 
 import httpx
 import pytest
 
 from finplat.banking.payouts.approvals import MAX_ATTEMPTS
 from finplat.ledger.verification import verify
+from finplat.providers.banking.sandbox_payments import SandboxPayments
 from tests.banking.payouts.steps import (
     approved,
     balance,
+    cancel_order,
     create,
+    get_payout,
     initiated,
+    move_payout,
+    pay,
     payout_setup,
     terms,
 )
@@ -96,3 +102,40 @@ async def test_parallel_wrong_tokens_get_exactly_the_allowed_attempts_then_lock(
             api, user, challenge["ApprovalId"], challenge["VerificationToken"]
         )
         assert (right.status_code, right.json()["Code"]) == (409, "APPROVAL_LOCKED")
+
+
+@pytest.fixture
+def slow_provider_payment_locks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The banking provider takes its time after locking a payment, before going on with it."""
+    pay_row = SandboxPayments._pay_row
+
+    async def slow_pay_row(self: SandboxPayments, *args: Any, **kwargs: Any) -> Any:
+        row = await pay_row(self, *args, **kwargs)
+        if kwargs.get("lock"):
+            await asyncio.sleep(0.4)
+        return row
+
+    monkeypatch.setattr(SandboxPayments, "_pay_row", slow_pay_row)
+
+
+@pytest.mark.usefixtures("slow_provider_payment_locks")
+async def test_a_payout_moving_on_while_its_fx_order_is_cancelled_settles_once() -> None:
+    async with isolated("payouts", database_pool_size=30) as env:
+        api = env.client
+        user, budget, payee = await payout_setup(api, "500.00", "GBP")
+        payout = await pay(api, user, terms(user, budget, payee, 100, FromCurrency="GBP"))
+
+        async def cancel_meanwhile() -> httpx.Response:
+            await asyncio.sleep(0.2)  # the payment is already locked by its move
+            return await cancel_order(api, payout["PaymentBatchId"])
+
+        moved, cancelled = await asyncio.gather(
+            move_payout(api, payout["PayoutId"], "COMPLETED"), cancel_meanwhile()
+        )
+        assert moved.status_code == 200, moved.text
+        # The move completed the batch's only payment, which filled its FX order.
+        assert (cancelled.status_code, cancelled.json()["Code"]) == (
+            409,
+            "PROVIDER_BATCH_HAS_NO_FX_ORDER",
+        ), cancelled.text
+        assert (await get_payout(api, user, payout["PayoutId"]))["Status"] == "COMPLETED"

@@ -353,9 +353,12 @@ class SandboxPayments(SandboxBankingCore):
         """Move one payment on (PROCESSING, COMPLETED or FAILED)."""
         await self.sim.enter(company_id, "advance_payment")
         async with unit_of_work(self.factory) as session:
+            batch_id = (await self._pay_row(session, company_id, payment_id)).batch_id
+            # The batch before its payment: the lock order of the batch moves, which change
+            # the batch's payments under the batch's lock.
+            batch = await self._pay_batch_row(session, company_id, batch_id, lock=True)
             row = await self._pay_row(session, company_id, payment_id, lock=True)
             await self._pay_change(session, row, status, reason=None)
-            batch = await self._pay_batch_row(session, company_id, row.batch_id, lock=True)
             await self._pay_close_batch_if_done(session, batch)
             return _payment(row)
 
@@ -628,9 +631,9 @@ class SandboxPayments(SandboxBankingCore):
         stmt = select(SandboxBankprovPayment).where(
             SandboxBankprovPayment.id == row_id, SandboxBankprovPayment.company_id == company_id
         )
-        row: SandboxBankprovPayment | None = (
-            await session.execute(for_update(stmt) if lock else stmt)
-        ).scalar_one_or_none()
+        if lock:
+            stmt = for_update(stmt).execution_options(populate_existing=True)
+        row: SandboxBankprovPayment | None = (await session.execute(stmt)).scalar_one_or_none()
         if row is None:
             raise PaymentUnknown()
         return row
