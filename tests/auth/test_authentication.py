@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import httpx
 import pytest
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from finplat.auth import repository as api_keys
 from finplat.auth.models import ApiKey
 from finplat.companies import service as companies
+from finplat.db.unit_of_work import unit_of_work
 from tests.conftest import Tenant, TenantFactory
+from tests.databases import backend
 from tests.factories import user_payload
+from tests.isolated import isolated
 
 PROTECTED = [
     ("GET", "/api/v2/tiers"),
@@ -93,6 +99,30 @@ async def test_rotated_key_works_alongside_the_old_one_until_revoked(
         )
         await session.commit()
     assert_unauthorized(await tenant.client.get("/api/v2/tiers"))
+
+
+@pytest.mark.skipif(backend() != "postgresql", reason="PostgreSQL concurrency")
+async def test_of_two_overlapping_rotations_revoking_the_others_only_the_last_key_stays() -> None:
+    async with isolated("rotation", run_background_jobs=False) as env:
+        factory = env.app.state.session_factory
+
+        async def rotate() -> int:
+            async with unit_of_work(factory) as session:
+                issued, _ = await companies.rotate_api_key(
+                    session, company_id=env.company_id, sandbox=True, revoke_others=True
+                )
+                return issued.key_id
+
+        async with unit_of_work(factory) as session:
+            await companies.rotate_api_key(
+                session, company_id=env.company_id, sandbox=True, revoke_others=True
+            )
+            second = asyncio.create_task(rotate())
+            await asyncio.sleep(0.3)  # the second rotation runs while the first is open
+        last = await second
+        async with factory() as session:
+            keys = await api_keys.list_for_company(session, env.company_id)
+        assert [k.id for k in keys if k.revoked_at is None] == [last]
 
 
 async def test_keys_are_stored_only_as_a_hash(tenant: Tenant, session: AsyncSession) -> None:

@@ -7,7 +7,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from finplat.companies.models import Company
 
 
-async def get(session: AsyncSession, company_id: int) -> Company | None:
+async def get(session: AsyncSession, company_id: int, *, lock: bool = False) -> Company | None:
+    if lock:
+        return await session.get(Company, company_id, with_for_update=True, populate_existing=True)
     return await session.get(Company, company_id)
 
 

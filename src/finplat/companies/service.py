@@ -84,8 +84,12 @@ async def rotate_api_key(
 ) -> tuple[IssuedKey, int]:
     """Issue a new key; optionally revoke every other key of the company at the same moment.
 
-    Returns the new key and how many keys were revoked.
+    Returns the new key and how many keys were revoked. Rotations of one company run one at a
+    time (under the company's row lock), so of parallel rotations revoking the others only the
+    last one's key stays.
     """
+    if await repository.get(session, company_id, lock=True) is None:
+        raise CompanyNotFound()
     issued = await issue_api_key(session, company_id=company_id, sandbox=sandbox)
     revoked = 0
     if revoke_others:
