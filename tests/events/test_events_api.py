@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
+from typing import Any
+
+import pytest
+from sqlalchemy import update
+
+from finplat.events.models import WebhookDelivery
+from finplat.events.repository import DeliveryRepository
 from tests.conftest import Tenant, TenantFactory
+from tests.databases import backend
+from tests.isolated import isolated
 
 CONFIG = "/api/v2/company/configuration"
 
@@ -64,6 +74,39 @@ async def test_only_failed_deliveries_can_be_retried(tenant: Tenant) -> None:
     response = await tenant.client.post(f"/api/v2/webhooks/deliveries/{delivery}/retry")
     assert response.status_code == 409
     assert response.json()["Code"] == "WEBHOOK_DELIVERY_NOT_RETRYABLE"
+
+
+@pytest.fixture
+def slow_delivery_reads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every read of one delivery waits a little before answering, so parallel retries all
+    read it before any of them writes unless the read holds the row."""
+    get_by_id = DeliveryRepository.get_by_id
+
+    async def slow_get_by_id(self: DeliveryRepository, delivery_id: str, **kwargs: Any) -> Any:
+        delivery = await get_by_id(self, delivery_id, **kwargs)
+        await asyncio.sleep(0.3)
+        return delivery
+
+    monkeypatch.setattr(DeliveryRepository, "get_by_id", slow_get_by_id)
+
+
+@pytest.mark.skipif(backend() != "postgresql", reason="PostgreSQL concurrency")
+@pytest.mark.usefixtures("slow_delivery_reads")
+async def test_parallel_retries_of_a_failed_delivery_queue_it_once() -> None:
+    async with isolated("retries", run_background_jobs=False) as env:
+        api = env.client
+        assert (await api.put(CONFIG, json={"WebhookUrl": "http://localhost:9/hooks"})).is_success
+        delivery = (await api.post("/api/v2/webhooks/test")).json()["DeliveryIds"][0]
+        async with env.app.state.session_factory() as session:
+            await session.execute(
+                update(WebhookDelivery)
+                .where(WebhookDelivery.id == delivery)
+                .values(status="failed", attempts=16, next_attempt_at=None)
+            )
+            await session.commit()
+        retry = f"/api/v2/webhooks/deliveries/{delivery}/retry"
+        responses = await asyncio.gather(api.post(retry), api.post(retry))
+        assert sorted(r.status_code for r in responses) == [202, 409], [r.text for r in responses]
 
 
 async def test_another_companys_events_and_deliveries_are_404(make_tenant: TenantFactory) -> None:

@@ -36,8 +36,10 @@ class EventRepository(CompanyRepository[Event]):
 class DeliveryRepository(CompanyRepository[WebhookDelivery]):
     model = WebhookDelivery
 
-    async def get_by_id(self, delivery_id: str) -> WebhookDelivery | None:
+    async def get_by_id(self, delivery_id: str, *, lock: bool = False) -> WebhookDelivery | None:
         stmt = self.scoped().where(WebhookDelivery.id == delivery_id)
+        if lock:
+            stmt = for_update(stmt).execution_options(populate_existing=True)
         return (await self.session.execute(stmt)).scalar_one_or_none()
 
     def listing(self, *, status: str | None, event_id: str | None) -> Select[WebhookDelivery]:

@@ -115,9 +115,9 @@ async def list_deliveries(
 
 
 async def get_delivery(
-    session: AsyncSession, *, company_id: int, delivery_id: str
+    session: AsyncSession, *, company_id: int, delivery_id: str, lock: bool = False
 ) -> WebhookDelivery:
-    delivery = await DeliveryRepository(session, company_id).get_by_id(delivery_id)
+    delivery = await DeliveryRepository(session, company_id).get_by_id(delivery_id, lock=lock)
     if delivery is None:
         raise DeliveryNotFound()
     return delivery
@@ -127,8 +127,11 @@ async def retry_delivery(
     session: AsyncSession, *, company_id: int, delivery_id: str
 ) -> WebhookDelivery:
     """Queue a failed or disabled delivery again, now, with a fresh attempt budget; the
-    webhook id and the body bytes stay the same."""
-    delivery = await get_delivery(session, company_id=company_id, delivery_id=delivery_id)
+    webhook id and the body bytes stay the same. The delivery is read under its lock: of
+    parallel retries one queues it and the others find it queued (409)."""
+    delivery = await get_delivery(
+        session, company_id=company_id, delivery_id=delivery_id, lock=True
+    )
     await _require_endpoint(session, company_id)
     if delivery.status not in (repository.FAILED, repository.ENDPOINT_DISABLED):
         raise DeliveryNotRetryable()
