@@ -114,8 +114,10 @@ async def _apply_to_provider(
     outcome: str,
     default_card: BankProvider,
 ) -> None:
+    # Locked: the provider's own callbacks change the account without the user's lock, and a
+    # status decided from a stale read would overwrite their decision (an approval, say).
     account = await provider_accounts.find(
-        session, company_id=company_id, user_id=user_id, provider=provider
+        session, company_id=company_id, user_id=user_id, provider=provider, lock=True
     )
     current = account.status if account is not None else ps.NOT_STARTED
     status: str | None

@@ -21,9 +21,18 @@ ACCOUNT_STATUS_UPDATED = "account.status_updated"
 
 
 async def find(
-    session: AsyncSession, *, company_id: int, user_id: int, provider: BankProvider
+    session: AsyncSession,
+    *,
+    company_id: int,
+    user_id: int,
+    provider: BankProvider,
+    lock: bool = False,
 ) -> ProviderAccount | None:
-    return await ProviderAccountRepository(session, company_id).find(user_id, provider.value)
+    """The user's account at the provider; with `lock`, read under its row lock (for a status
+    decided from what is read)."""
+    return await ProviderAccountRepository(session, company_id).find(
+        user_id, provider.value, lock=lock
+    )
 
 
 async def accounts_of(
