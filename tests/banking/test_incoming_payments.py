@@ -4,7 +4,6 @@ once per provider `paymentId`, whatever event ids the provider sends it under.""
 from __future__ import annotations
 
 import asyncio
-import json
 from decimal import Decimal
 from typing import Any
 
@@ -17,8 +16,8 @@ from finplat.banking.incoming import MAX_INCOMING_MINOR
 from finplat.banking.models import BankingBudget
 from finplat.config import Settings
 from finplat.ledger.verification import verify
-from finplat.providers import inbound
 from tests.banking.steps import available, banking_user, create_budget, default_budget
+from tests.callbacks import signed
 from tests.conftest import Tenant
 from tests.databases import backend
 from tests.isolated import isolated
@@ -34,8 +33,8 @@ def payment_received(
     provider_budget_id: str,
     budget_name: str | None = "Main",
     changes: dict[str, Any] | None = None,
-) -> tuple[bytes, dict[str, str]]:
-    """A signed `payment.received` callback of 10.00 EUR: its body and headers. Without
+) -> dict[str, Any]:
+    """A signed `payment.received` callback of 10.00 EUR: its POST's keyword arguments. Without
     `budget_name`, the data has the port's documented fields only; `changes` replace fields."""
     data: dict[str, Any] = {
         "paymentId": payment_id,
@@ -49,19 +48,13 @@ def payment_received(
     if budget_name is not None:
         data |= {"budgetName": budget_name, "budgetIsDefault": True}
     data |= changes or {}
-    body = json.dumps(
-        {
-            "id": event_id,
-            "type": "payment.received",
-            "companyId": company_id,
-            "createdAt": "2026-11-21T12:00:00Z",
-            "data": data,
-        }
-    ).encode()
-    return body, {
-        "content-type": "application/json",
-        inbound.SIGNATURE_HEADER: inbound.sign(settings.provider_callback_secret, body),
-    }
+    return signed(
+        settings.provider_callback_secret,
+        company_id=company_id,
+        type_="payment.received",
+        data=data,
+        event_id=event_id,
+    )
 
 
 async def send(
@@ -77,7 +70,7 @@ async def send(
     **changes: Any,
 ) -> httpx.Response:
     """Send one signed `payment.received` callback for the user's account."""
-    body, headers = payment_received(
+    callback = payment_received(
         settings,
         company_id=tenant.company_id,
         event_id=event_id,
@@ -87,7 +80,7 @@ async def send(
         budget_name=budget_name,
         changes=changes,
     )
-    return await anonymous.post("/providers/bankprov/callbacks", content=body, headers=headers)
+    return await anonymous.post("/providers/bankprov/callbacks", **callback)
 
 
 async def deliver(
@@ -343,7 +336,7 @@ async def test_parallel_deliveries_of_one_payment_under_different_event_ids_cred
             for n in range(6)
         ]
         responses = await asyncio.gather(
-            *(api.post("/providers/bankprov/callbacks", content=b, headers=h) for b, h in sent)
+            *(api.post("/providers/bankprov/callbacks", **callback) for callback in sent)
         )
         assert [r.status_code for r in responses] == [200] * 6, [r.text for r in responses]
         assert await available(api, user["Id"], budget["BudgetId"], "EUR") == Decimal("10")

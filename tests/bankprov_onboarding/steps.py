@@ -8,7 +8,9 @@ from typing import Any
 import httpx
 
 from finplat.kit.clock import today
+from tests.callbacks import signed
 from tests.documents import samples
+from tests.isolated import Isolated
 from tests.onboarding import approved_user, provider_status, select_tier
 
 Files = list[tuple[str, tuple[str, bytes, str]]]
@@ -76,3 +78,23 @@ async def upload(api: httpx.AsyncClient, user_id: int, files: Files) -> httpx.Re
 async def bankprov_status(api: httpx.AsyncClient, user_id: int) -> str:
     report = (await api.get("/api/v2/banking/providers", params={"userId": user_id})).json()
     return str(provider_status(report, "bankprov")["Status"])
+
+
+def account_activated(env: Isolated, account_id: str, event_id: str) -> dict[str, Any]:
+    """The banking provider's signed `account.status_changed` callback telling that the
+    account is active: the keyword arguments of its POST."""
+    return signed(
+        env.app.state.settings.provider_callback_secret,
+        company_id=env.company_id,
+        type_="account.status_changed",
+        data={"accountId": account_id, "status": "active"},
+        event_id=event_id,
+    )
+
+
+async def provider_activates(env: Isolated, account_id: str, event_id: str) -> None:
+    """The banking provider approves the account (acknowledged)."""
+    response = await env.client.post(
+        "/providers/bankprov/callbacks", **account_activated(env, account_id, event_id)
+    )
+    assert response.status_code == 200, response.text

@@ -12,14 +12,19 @@ from sqlalchemy import func, select
 
 from finplat.bankprov_onboarding.models import BankprovDocument
 from finplat.events.models import Event
-from finplat.providers import inbound
 from finplat.providers.banking_onboarding.sandbox import SandboxBankingOnboarding
 from finplat.provisioning.models import ProviderAccount
 from finplat.provisioning.repository import ProviderAccountRepository
-from tests.bankprov_onboarding.steps import bankprov_status, documents, onboarded_user, upload
+from tests.bankprov_onboarding.steps import (
+    bankprov_status,
+    documents,
+    onboarded_user,
+    provider_activates,
+    upload,
+)
 from tests.databases import backend
 from tests.documents import samples
-from tests.isolated import Isolated, isolated
+from tests.isolated import isolated
 from tests.onboarding import decide
 
 pytestmark = pytest.mark.skipif(backend() != "postgresql", reason="PostgreSQL concurrency")
@@ -38,26 +43,6 @@ async def test_the_same_files_sent_in_parallel_return_one_document() -> None:
             stored = select(func.count()).select_from(BankprovDocument)
             assert (await db.execute(stored)).scalar_one() == 1
         assert await bankprov_status(api, user["Id"]) == "PENDING"
-
-
-async def _provider_approves(env: Isolated, account_id: str) -> None:
-    """The banking provider's `account.status_changed` callback: the account is active."""
-    body = json.dumps(
-        {
-            "id": "bkp_evt_approved",
-            "type": "account.status_changed",
-            "companyId": env.company_id,
-            "createdAt": "2026-11-21T12:00:00Z",
-            "data": {"accountId": account_id, "status": "active"},
-        }
-    ).encode()
-    secret = env.app.state.settings.provider_callback_secret
-    headers = {
-        "content-type": "application/json",
-        inbound.SIGNATURE_HEADER: inbound.sign(secret, body),
-    }
-    response = await env.client.post("/providers/bankprov/callbacks", content=body, headers=headers)
-    assert response.status_code == 200, response.text
 
 
 @pytest.fixture
@@ -80,7 +65,7 @@ def approval_after_the_upload(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]
         account = await find(self, user_id, provider, **kwargs)
         if received.is_set() and not kwargs.get("lock"):
             received.clear()
-            await _provider_approves(target["env"], target["account_id"])
+            await provider_activates(target["env"], target["account_id"], "bkp_evt_approved")
         return account
 
     monkeypatch.setattr(SandboxBankingOnboarding, "upload_document", receive)

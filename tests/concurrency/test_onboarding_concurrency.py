@@ -12,15 +12,15 @@ from sqlalchemy import func, select
 
 from finplat.events.models import Event
 from finplat.kyc.models import KycSubmission
-from finplat.providers import inbound
 from finplat.providers.callbacks import ProviderCallback
 from finplat.providers.identity.models import SandboxApplicant
 from finplat.providers.sandbox_accounts import SandboxHolderAccount
 from finplat.provisioning.models import ProviderAccount
 from finplat.provisioning.repository import ProviderAccountRepository
-from tests.bankprov_onboarding.steps import onboarded_user
+from tests.bankprov_onboarding.steps import account_activated, onboarded_user
+from tests.callbacks import signed
 from tests.databases import backend
-from tests.isolated import Isolated, isolated
+from tests.isolated import isolated
 from tests.onboarding import create_user, decide, start_kyc
 
 pytestmark = pytest.mark.skipif(backend() != "postgresql", reason="PostgreSQL concurrency")
@@ -30,29 +30,19 @@ async def test_parallel_duplicate_callbacks_are_processed_once() -> None:
     async with isolated("cb-race", database_pool_size=30, run_background_jobs=False) as env:
         user = await create_user(env.client)
         session = await start_kyc(env.client, user["Id"])
-        body = json.dumps(
-            {
-                "id": "idn_evt_race",
-                "type": "applicant.reviewed",
-                "companyId": env.company_id,
-                "createdAt": "2026-11-21T12:00:00Z",
-                "data": {
-                    "applicantId": session["ApplicantId"],
-                    "reviewStatus": "completed",
-                    "reviewResult": {"reviewAnswer": "GREEN"},
-                },
-            }
-        ).encode()
-        secret = env.app.state.settings.provider_callback_secret
-        headers = {
-            "content-type": "application/json",
-            inbound.SIGNATURE_HEADER: inbound.sign(secret, body),
-        }
+        review = signed(
+            env.app.state.settings.provider_callback_secret,
+            company_id=env.company_id,
+            type_="applicant.reviewed",
+            data={
+                "applicantId": session["ApplicantId"],
+                "reviewStatus": "completed",
+                "reviewResult": {"reviewAnswer": "GREEN"},
+            },
+            event_id="idn_evt_race",
+        )
         responses = await asyncio.gather(
-            *(
-                env.client.post("/providers/identity/callbacks", content=body, headers=headers)
-                for _ in range(20)
-            )
+            *(env.client.post("/providers/identity/callbacks", **review) for _ in range(20))
         )
         assert [r.status_code for r in responses] == [200] * 20
         assert sum(not r.json()["Duplicate"] for r in responses) == 1
@@ -63,24 +53,6 @@ async def test_parallel_duplicate_callbacks_are_processed_once() -> None:
             duplicates = (await db.execute(select(ProviderCallback.duplicates))).scalar_one()
         assert events == 1
         assert duplicates == 19
-
-
-def _bankprov_status_callback(env: Isolated, event_id: str, account_id: str) -> dict[str, Any]:
-    body = json.dumps(
-        {
-            "id": event_id,
-            "type": "account.status_changed",
-            "companyId": env.company_id,
-            "createdAt": "2026-11-21T12:00:00Z",
-            "data": {"accountId": account_id, "status": "active"},
-        }
-    ).encode()
-    secret = env.app.state.settings.provider_callback_secret
-    headers = {
-        "content-type": "application/json",
-        inbound.SIGNATURE_HEADER: inbound.sign(secret, body),
-    }
-    return {"content": body, "headers": headers}
 
 
 @pytest.fixture
@@ -108,7 +80,7 @@ async def test_parallel_callbacks_of_one_status_change_report_it_once() -> None:
             *(
                 env.client.post(
                     "/providers/bankprov/callbacks",
-                    **_bankprov_status_callback(env, f"bkp_evt_{i}", user["AccountId"]),
+                    **account_activated(env, user["AccountId"], f"bkp_evt_{i}"),
                 )
                 for i in range(2)
             )

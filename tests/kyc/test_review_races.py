@@ -6,39 +6,18 @@ under the account's row lock, so a provider approval landing meanwhile is never 
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any
 
 import pytest
 
-from finplat.providers import inbound
 from finplat.provisioning.models import ProviderAccount
 from finplat.provisioning.repository import ProviderAccountRepository
-from tests.bankprov_onboarding.steps import bankprov_status, onboarded_user
+from tests.bankprov_onboarding.steps import bankprov_status, onboarded_user, provider_activates
 from tests.databases import backend
-from tests.isolated import Isolated, isolated
+from tests.isolated import isolated
 from tests.onboarding import decide
 
 pytestmark = pytest.mark.skipif(backend() != "postgresql", reason="PostgreSQL concurrency")
-
-
-async def _provider_approves(env: Isolated, account_id: str) -> None:
-    body = json.dumps(
-        {
-            "id": "bkp_evt_approved_meanwhile",
-            "type": "account.status_changed",
-            "companyId": env.company_id,
-            "createdAt": "2026-11-25T12:00:00Z",
-            "data": {"accountId": account_id, "status": "active"},
-        }
-    ).encode()
-    secret = env.app.state.settings.provider_callback_secret
-    headers = {
-        "content-type": "application/json",
-        inbound.SIGNATURE_HEADER: inbound.sign(secret, body),
-    }
-    response = await env.client.post("/providers/bankprov/callbacks", content=body, headers=headers)
-    assert response.status_code == 200, response.text
 
 
 async def test_a_review_does_not_undo_the_banking_providers_approval_meanwhile(
@@ -56,7 +35,11 @@ async def test_a_review_does_not_undo_the_banking_providers_approval_meanwhile(
         ) -> ProviderAccount | None:
             account = await find(self, user_id, provider, **kwargs)
             if provider == "bankprov" and not approvals:
-                approvals.append(asyncio.create_task(_provider_approves(env, user["AccountId"])))
+                approvals.append(
+                    asyncio.create_task(
+                        provider_activates(env, user["AccountId"], "bkp_evt_approved_meanwhile")
+                    )
+                )
                 await asyncio.sleep(0.5)  # the approval commits now unless the row is locked
             return account
 

@@ -4,7 +4,6 @@ the provider never received is released after ten minutes."""
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -14,7 +13,6 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.config import Settings
 from finplat.kit.clock import set_clock
-from finplat.providers import inbound
 from finplat.providers.banking.payments_port import PaymentStatus
 from finplat.providers.banking.sandbox_payments import SandboxPaymentSimulation
 from finplat.transactions import refresh
@@ -29,6 +27,7 @@ from tests.banking.payouts.steps import (
     payout_setup,
     terms,
 )
+from tests.callbacks import signed
 from tests.onboarding import set_fault
 
 
@@ -194,20 +193,14 @@ async def _status_changed(
     anonymous: httpx.AsyncClient, settings: Settings, company_id: int, data: dict[str, Any]
 ) -> httpx.Response:
     """Deliver a signed `payment.status_changed` callback with `data`."""
-    body = json.dumps(
-        {
-            "id": "evt_status_1",
-            "type": "payment.status_changed",
-            "companyId": company_id,
-            "createdAt": "2026-11-21T12:00:00Z",
-            "data": data,
-        }
-    ).encode()
-    headers = {
-        "content-type": "application/json",
-        inbound.SIGNATURE_HEADER: inbound.sign(settings.provider_callback_secret, body),
-    }
-    return await anonymous.post("/providers/bankprov/callbacks", content=body, headers=headers)
+    callback = signed(
+        settings.provider_callback_secret,
+        company_id=company_id,
+        type_="payment.status_changed",
+        data=data,
+        event_id="evt_status_1",
+    )
+    return await anonymous.post("/providers/bankprov/callbacks", **callback)
 
 
 async def test_a_status_callback_whose_payment_id_exceeds_its_column_is_a_400(
