@@ -39,6 +39,8 @@ _FIELDS = frozenset({"CardId", "Token", "Value"})
 _MIN = funding.MIN_TOPUP
 _MAX = funding.MAX_TOPUP
 _HEADERS = {API_KEY_HEADER.encode(), b"idempotency-key", b"content-type"}
+# Built once: `json.loads` with options builds a decoder (and its scanner) on every call.
+_EXACT_JSON = json.JSONDecoder(parse_float=Decimal)
 
 
 class TopupLane:
@@ -143,7 +145,7 @@ def read_body(body: bytes) -> TopupBody | None:
     """The top-up in `body` when the route would accept it as it is; None for any other body
     (the route answers it)."""
     try:
-        parsed: Any = json.loads(body, parse_float=Decimal)
+        parsed: Any = _EXACT_JSON.decode(body.decode())
     except ValueError:
         return None
     if not isinstance(parsed, dict) or parsed.keys() != _FIELDS:
