@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 import sys
 import time
 import traceback
-import uuid
 from pathlib import Path
 from typing import Any
 
@@ -85,7 +85,8 @@ class RequestContextMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        request_id = _incoming_request_id(scope) or f"req_{uuid.uuid4().hex}"
+        # 128 random bits, as a uuid4's hex but without building a UUID on every request.
+        request_id = _incoming_request_id(scope) or f"req_{os.urandom(16).hex()}"
         state = scope.setdefault("state", {})
         state["request_id"] = request_id
         started = time.perf_counter()
