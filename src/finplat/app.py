@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -85,6 +86,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        # Everything built so far (modules, routes, models) lives as long as the process: out
+        # of the collector's reach, a full collection scans only what requests leave behind
+        # instead of pausing every request for the whole heap (about 150 ms here).
+        gc.freeze()
         stop = asyncio.Event()
         background = (
             asyncio.create_task(run_background(settings, session_factory, stop))
