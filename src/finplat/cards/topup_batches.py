@@ -162,6 +162,8 @@ class TopupBatches:
             while self._waiting:
                 await self._linger_for_a_full_batch()
                 batch = self._take()
+                if not batch:  # another runner took them while this one lingered
+                    continue
                 self._last_size = len(batch)
                 self._busy += 1
                 try:
