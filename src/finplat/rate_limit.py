@@ -1,8 +1,9 @@
-"""Per-API-key rate limiting with the `limits` library.
+"""Per-API-key rate limiting: limits written as `limits` parses them ("100/second").
 
-In memory by default (per process); with `FINPLAT_REDIS_URL` every API process counts in
-Redis, so several processes share one budget per key. Over the limit: 429 with
-`Retry-After` (seconds) and the standard error body.
+In memory by default (per process, `sliding_window`); with `FINPLAT_REDIS_URL` every API
+process counts in Redis through the `limits` library, so several processes share one budget
+per key. Both count with a sliding window counter. Over the limit: 429 with `Retry-After`
+(seconds) and the standard error body.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from limits.aio.strategies import SlidingWindowCounterRateLimiter
 from limits.storage import storage_from_string
 
 from finplat.errors import ApiError
+from finplat.sliding_window import SlidingWindowCounter
 
 NAMESPACE = "finplat:api-key"
 # Request state: an edge that counted the request against its API key's limit before handing
@@ -39,13 +41,30 @@ class RateLimited(ApiError):
 class ApiKeyRateLimiter:
     def __init__(self, limits: str, *, redis_url: str | None = None) -> None:
         self.items: list[RateLimitItem] = parse_many(limits)
-        uri = f"async+{redis_url}" if redis_url else "async+memory://"
-        self.limiter = SlidingWindowCounterRateLimiter(storage_from_string(uri))
+        self.shared: SlidingWindowCounterRateLimiter | None = None
+        self.local: list[SlidingWindowCounter] = []
+        if redis_url:
+            storage = storage_from_string(f"async+{redis_url}")
+            self.shared = SlidingWindowCounterRateLimiter(storage)
+        else:
+            self.local = [
+                SlidingWindowCounter(item.amount, item.get_expiry()) for item in self.items
+            ]
 
     async def check(self, api_key_id: int) -> None:
         """Count one request of `api_key_id`; raise `RateLimited` when any limit is spent."""
+        if self.shared is None:
+            now = time.time()
+            for window in self.local:
+                wait = window.hit(api_key_id, now)
+                if wait is not None:
+                    raise _limited(wait)
+            return
         for item in self.items:
-            if not await self.limiter.hit(item, NAMESPACE, str(api_key_id)):
-                stats = await self.limiter.get_window_stats(item, NAMESPACE, str(api_key_id))
-                wait = max(1, math.ceil(stats.reset_time - time.time()))
-                raise RateLimited(headers={"Retry-After": str(wait)})
+            if not await self.shared.hit(item, NAMESPACE, str(api_key_id)):
+                stats = await self.shared.get_window_stats(item, NAMESPACE, str(api_key_id))
+                raise _limited(stats.reset_time - time.time())
+
+
+def _limited(wait_seconds: float) -> RateLimited:
+    return RateLimited(headers={"Retry-After": str(max(1, math.ceil(wait_seconds)))})
