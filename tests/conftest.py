@@ -13,6 +13,8 @@ from fastapi import FastAPI
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker
 
 from finplat.app import create_app
+from finplat.auth.failure_throttle import FailedAuthThrottle
+from finplat.auth.key_store import ApiKeyStore
 from finplat.companies import service as companies
 from finplat.config import Settings
 from finplat.db.engine import create_engine
@@ -119,6 +121,8 @@ async def app(
     app.state.session_factory = session_factory
     app.state.providers = build_providers(settings, session_factory)
     app.state.rate_limiter = ApiKeyRateLimiter(settings.rate_limit, redis_url=settings.redis_url)
+    app.state.auth_throttle = FailedAuthThrottle(settings.auth_failure_limit)
+    app.state.api_keys = ApiKeyStore()
     # Generated afresh when a test asks for it: the test may add routes after an earlier test
     # had the document built.
     app.openapi_schema = None

@@ -30,8 +30,10 @@ class Isolated:
 @asynccontextmanager
 async def isolated(label: str, **overrides: object) -> AsyncIterator[Isolated]:
     # Setup bursts (cards ordered, funded) and parallel requests can pass the default
-    # 100/second; the rate limit has tests of its own (tests/test_limits.py).
+    # 100/second, and tests of refusals the default 20 failed authentications a minute; the
+    # limits have tests of their own (tests/test_limits.py, tests/auth).
     overrides.setdefault("rate_limit", "100000/second")
+    overrides.setdefault("auth_failure_limit", "100000/minute")
     async with migrated_database(label) as url:
         settings = Settings(database_url=url, **overrides)  # type: ignore[arg-type]
         app = create_app(settings)

@@ -16,6 +16,8 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
 from finplat import __version__, callback_handlers, health
+from finplat.auth.failure_throttle import FailedAuthThrottle
+from finplat.auth.key_store import ApiKeyStore
 from finplat.banking.endpoints import router as banking_router
 from finplat.banking.fx.endpoints import router as fx_router
 from finplat.banking.payees.endpoints import router as payees_router
@@ -23,7 +25,6 @@ from finplat.banking.payouts.endpoints import router as payouts_router
 from finplat.banking.payouts.sandbox_endpoints import router as sandbox_payouts_router
 from finplat.banking.transfers.endpoints import router as transfers_router
 from finplat.bankprov_onboarding.endpoints import router as bankprov_onboarding_router
-from finplat.body_limit import BodySizeLimitMiddleware
 from finplat.business.endpoints import router as business_router
 from finplat.cards.deposit_endpoints import router as card_deposit_router
 from finplat.cards.endpoints import router as cards_router
@@ -57,6 +58,7 @@ from finplat.providers.callback_endpoints import router as provider_callbacks_ro
 from finplat.providers.registry import build_providers
 from finplat.provisioning.endpoints import router as provisioning_router
 from finplat.rate_limit import ApiKeyRateLimiter
+from finplat.request_body import RequestBodyGuard
 from finplat.routing import served_routes
 from finplat.sandbox.banking_endpoints import router as sandbox_banking_router
 from finplat.sandbox.endpoints import router as sandbox_router
@@ -68,11 +70,18 @@ from finplat.users.endpoints import router as users_router
 API_DESCRIPTION = """\
 finplat: users, KYC, cards, banking and signed webhooks for partner companies, behind one API.
 
-Every `/api/v2` route needs the company API key in the `x-api-key` header. Property names are
-PascalCase. Every error has the same body: `Message`, `Code`, `Status`, `ValidationErrors`
-(field-level, keyed by PascalCase field name) and `Details`. Integers in paths and query strings
-are written with the digits 0-9 only (`6`, not `6.0`, `+6` or ` 6`): anything else is 400
-`VALIDATION_ERROR`.
+Every `/api/v2` route needs the company API key in exactly one `x-api-key` header (two are
+401). Property names are PascalCase. Every error has the same body: `Message`, `Code`,
+`Status`, `ValidationErrors` (field-level, keyed by PascalCase field name) and `Details`.
+Integers in paths and query strings are written with the digits 0-9 only (`6`, not `6.0`, `+6`
+or ` 6`): anything else is 400 `VALIDATION_ERROR`.
+
+Request bodies are UTF-8 JSON; a key given twice in one object is 400 `DUPLICATE_FIELD`, and a
+body that is not UTF-8 JSON (or uses `NaN`/`Infinity`) is 400 `MALFORMED_JSON`. A body must
+arrive whole within a few seconds of its headers (file uploads: longer, in proportion to their
+size), or the request is answered 408 `REQUEST_TIMEOUT`. Requests without a valid API key are
+counted per client address: past the limit (20 a minute by default) they are answered 429
+`AUTHENTICATION_THROTTLED` with `Retry-After`.
 """
 
 _REQUEST_PARTS = {"body", "query", "path", "header", "cookie"}
@@ -125,6 +134,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.session_factory = session_factory
     app.state.providers = build_providers(settings, session_factory)
     app.state.rate_limiter = ApiKeyRateLimiter(settings.rate_limit, redis_url=settings.redis_url)
+    app.state.auth_throttle = FailedAuthThrottle(
+        settings.auth_failure_limit, redis_url=settings.redis_url
+    )
+    app.state.api_keys = ApiKeyStore(settings.api_key_cache_size)
 
     app.include_router(health.router)
     app.include_router(users_router)
@@ -165,13 +178,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             runners=settings.topup_batch_runners,
             linger_seconds=settings.topup_batch_linger_ms / 1000,
         )
-    # Added last = outermost: the request id and access log wrap everything, the body limit
-    # applies before routing; batched top-ups are served inside both.
+    # Added last = outermost: the request id and access log wrap everything, the body's size
+    # and time limits apply before routing; batched top-ups are served inside both.
     app.add_middleware(TopupLane)
     app.add_middleware(
-        BodySizeLimitMiddleware,
+        RequestBodyGuard,
         max_bytes=settings.max_body_bytes,
         max_upload_bytes=settings.max_upload_bytes,
+        body_timeout=settings.body_timeout_seconds,
+        upload_timeout=settings.upload_timeout_seconds,
+        upload_rate=settings.upload_min_bytes_per_second,
     )
     app.add_middleware(RequestContextMiddleware)
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
@@ -321,7 +337,14 @@ def _openapi(app: FastAPI) -> dict[str, Any]:
             if responses.pop("422", None) is not None and "400" not in responses:
                 responses["400"] = error("Invalid request.")
             if path.startswith("/api/v2"):
-                responses.setdefault("429", error("Rate limit for this API key exceeded."))
+                responses.setdefault(
+                    "429",
+                    error(
+                        "Rate limit for this API key exceeded (`RATE_LIMITED`), or too many "
+                        "requests without a valid key from this address "
+                        "(`AUTHENTICATION_THROTTLED`)."
+                    ),
+                )
                 responses["429"]["headers"] = {
                     "Retry-After": {
                         "description": "Seconds to wait before retrying.",
@@ -329,6 +352,7 @@ def _openapi(app: FastAPI) -> dict[str, Any]:
                     }
                 }
             if "requestBody" in operation:
+                responses.setdefault("408", error("The request body did not arrive in time."))
                 responses.setdefault("413", error("Request body too large."))
                 responses.setdefault("415", error("Request body is not JSON."))
     _add_links(schema)

@@ -16,6 +16,7 @@ import typer
 import uvicorn
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from finplat import server
 from finplat.auth.principal import authenticate
 from finplat.companies import service as companies
 from finplat.config import get_settings
@@ -99,8 +100,7 @@ def serve(
         host=host,
         port=port,
         workers=workers,
-        access_log=False,  # the app writes its own structured access log
-        log_level=settings.log_level.lower(),
+        **server.options(settings),
     )
 
 

@@ -68,6 +68,23 @@ class Settings(BaseSettings):
     topup_batch_runners: int = Field(default=2, ge=0, le=64)
     # How long a free runner waits for a full batch while another batch runs (milliseconds).
     topup_batch_linger_ms: float = Field(default=2.0, ge=0, le=1000)
+    # Slow clients (docs/decisions.md, "Slow clients"): a request's body must have arrived
+    # within `body_timeout_seconds` of its headers (a file upload: `upload_timeout_seconds`
+    # plus its declared size at `upload_min_bytes_per_second`), or it is answered 408. The
+    # server closes a connection whose request headers take longer than
+    # `header_timeout_seconds`, and an idle keep-alive connection after
+    # `keep_alive_timeout_seconds`.
+    body_timeout_seconds: float = Field(default=5.0, gt=0)
+    upload_timeout_seconds: float = Field(default=30.0, gt=0)
+    upload_min_bytes_per_second: int = Field(default=100_000, ge=1)
+    header_timeout_seconds: float = Field(default=10.0, gt=0)
+    keep_alive_timeout_seconds: int = Field(default=5, ge=1)
+    # Requests without a valid API key, per client address (the `limits` notation): past it,
+    # 429 before any database work. Requests with a key this process knows to be valid are
+    # not counted and not refused.
+    auth_failure_limit: str = "20/minute"
+    # How many valid API keys each process remembers (`auth.key_store`).
+    api_key_cache_size: int = Field(default=10_000, ge=1)
 
     @model_validator(mode="after")
     def _resolve_loopback_default(self) -> Settings:

@@ -1,24 +1,28 @@
-"""The route class behind every `/api/v2` endpoint: authenticate, then one unit of work.
+"""The route class behind every `/api/v2` endpoint: authenticate, read the body, then one unit
+of work.
 
-Putting both in the route class (rather than in per-endpoint dependencies) means no endpoint can
-forget either: authentication runs before the body is parsed or validated, the company is bound
-to the session before any query runs, and the transaction commits before the response is sent.
+Putting these in the route class (rather than in per-endpoint dependencies) means no endpoint can
+forget any: authentication runs before the body is read, parsed or validated; the whole body is
+read before the unit of work begins, so no request holds a database connection (or SQLite's
+write lock) while a slow client is still sending; the company is bound to the session before
+any query runs; and the transaction commits before the response is sent.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Coroutine, Sequence
-from decimal import Decimal
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request, Response, Security
 from fastapi.routing import APIRoute
 from fastapi.security import APIKeyHeader
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from starlette.requests import ClientDisconnect
 from starlette.routing import BaseRoute
 
-from finplat.auth.principal import Principal, authenticate
+from finplat import json_body
+from finplat.auth import authentication, key_store
+from finplat.auth.principal import Principal
 from finplat.db.tenancy import bind_company
 from finplat.db.unit_of_work import unit_of_work
 from finplat.errors import ApiError, error_response
@@ -42,7 +46,8 @@ api_key_scheme = APIKeyHeader(
 
 
 class ExactJsonRequest(Request):
-    """Parses JSON bodies with decimals kept exact.
+    """Parses JSON bodies with `finplat.json_body`: decimals kept exact, UTF-8 only, and no key
+    given twice.
 
     Starlette's `json()` turns 0.10000000000000001 into the float 0.1 before validation, which
     would round a money amount silently; here every JSON number with a fraction or exponent
@@ -51,7 +56,7 @@ class ExactJsonRequest(Request):
 
     async def json(self) -> Any:
         if not hasattr(self, "_json"):
-            self._json = json.loads(await self.body(), parse_float=Decimal)
+            self._json = json_body.parse(await self.body())
         return self._json
 
 
@@ -62,14 +67,35 @@ class AuthenticatedRoute(APIRoute):
 
         async def authenticated_handler(request: Request) -> Response:
             request = ExactJsonRequest(request.scope, request.receive)
-            factory: async_sessionmaker[AsyncSession] = request.app.state.session_factory
+            state = request.app.state
+            api_key, unusable = _api_key(request)
+            principal = await authentication.authenticate(
+                store=state.api_keys,
+                throttle=state.auth_throttle,
+                factory=state.session_factory,
+                api_key=api_key,
+                address=_address(request),
+                missing=unusable,
+            )
+            request.state.company_id = principal.company_id
+            await _count_against_rate_limit(request, principal)
+            refuse_what_is_not_digits(request, integers)
+            try:
+                await _read_whole_body(request)
+            except ClientDisconnect:
+                # Gone, or answered already by `RequestBodyGuard` (408, 413): nothing to send.
+                return Response(status_code=499)
+            factory: async_sessionmaker[AsyncSession] = state.session_factory
             try:
                 async with unit_of_work(factory) as session:
-                    principal = await authenticate(session, request.headers.get(API_KEY_HEADER))
-                    request.state.company_id = principal.company_id
-                    await _count_against_rate_limit(request, principal)
+                    if api_key and not await key_store.still_active(session, principal):
+                        raise await authentication.revoked(
+                            store=state.api_keys,
+                            throttle=state.auth_throttle,
+                            api_key=api_key,
+                            address=_address(request),
+                        )
                     bind_company(session, principal.company_id)
-                    refuse_what_is_not_digits(request, integers)
                     request.state.session = session
                     request.state.principal = principal
                     response = _with_exact_numbers(await handler(request))
@@ -99,6 +125,37 @@ class AuthenticatedRoute(APIRoute):
                 raise
 
         return authenticated_handler
+
+
+def _api_key(request: Request) -> tuple[str | None, str]:
+    """The `x-api-key` header's value, or None with why it is unusable: missing, empty, or
+    sent more than once (two keys are ambiguous: which company is calling?)."""
+    values = request.headers.getlist(API_KEY_HEADER)
+    if len(values) > 1:
+        return None, "Send one x-api-key header, not several."
+    key = values[0].strip() if values else ""
+    return (key or None), authentication.MISSING_KEY
+
+
+def _address(request: Request) -> str:
+    return request.client.host if request.client else ""
+
+
+async def _read_whole_body(request: Request) -> None:
+    """Read the body (cached on the request for the handler), and parse it now when it is
+    JSON, so malformed or ambiguous JSON is refused before any transaction."""
+    body = await request.body()
+    if body and _is_json(request.headers.get("content-type")):
+        await request.json()
+
+
+def _is_json(content_type: str | None) -> bool:
+    """As FastAPI decides whether to parse a body as JSON."""
+    if not content_type:
+        return False
+    media_type = content_type.split(";", 1)[0].strip().lower()
+    maintype, _, subtype = media_type.partition("/")
+    return maintype == "application" and (subtype == "json" or subtype.endswith("+json"))
 
 
 async def _count_against_rate_limit(request: Request, principal: Principal) -> None:

@@ -49,6 +49,19 @@ class SlidingWindowCounter:
             return None
         return self._wait(counts, elapsed)
 
+    def wait(self, key: object, now: float) -> float | None:
+        """What `hit` would answer at `now`, without counting anything."""
+        counts = self._counts.get(key)
+        window = math.floor(now / self.seconds)
+        if counts is None or counts.window < window - 1:
+            return None
+        if counts.window == window - 1:
+            counts = _Counts(window, counts.current, 0)
+        elapsed = now / self.seconds - window
+        if counts.previous * (1 - elapsed) + counts.current < self.limit:
+            return None
+        return self._wait(counts, elapsed)
+
     def _wait(self, counts: _Counts, elapsed: float) -> float:
         if counts.current >= self.limit:
             # Not before the next window, where this window's count starts to fade.

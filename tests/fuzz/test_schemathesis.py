@@ -64,9 +64,14 @@ async def seed_data(env: Isolated) -> None:
 @pytest.fixture
 async def target() -> AsyncIterator[Target]:
     # The fuzzer's huge invalid bodies should meet validation (400), not the body-size limit
-    # (413, tested on its own in tests/test_limits.py); so should its request rate.
+    # (413, tested on its own in tests/test_limits.py); so should its request rate and its
+    # requests without a key (the throttle has tests of its own: tests/auth).
     async with isolated(
-        "fuzz", run_background_jobs=False, rate_limit="100000/second", max_body_bytes=16 << 20
+        "fuzz",
+        run_background_jobs=False,
+        rate_limit="100000/second",
+        auth_failure_limit="100000/minute",
+        max_body_bytes=16 << 20,
     ) as env:
         await seed_data(env)
         async with LocalServer(env.app) as server:

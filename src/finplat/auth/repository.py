@@ -14,6 +14,11 @@ async def find_active_by_hash(session: AsyncSession, key_hash: str) -> ApiKey | 
     return (await session.execute(stmt)).scalar_one_or_none()
 
 
+async def is_active(session: AsyncSession, key_id: int) -> bool:
+    stmt = select(ApiKey.id).where(ApiKey.id == key_id, ApiKey.revoked_at.is_(None))
+    return (await session.execute(stmt)).scalar_one_or_none() is not None
+
+
 async def list_for_company(session: AsyncSession, company_id: int) -> list[ApiKey]:
     stmt = select(ApiKey).where(ApiKey.company_id == company_id).order_by(ApiKey.id)
     return list((await session.execute(stmt)).scalars())

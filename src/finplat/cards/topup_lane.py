@@ -1,14 +1,15 @@
 """The HTTP edge of batched card top-ups: `POST /api/v2/cards/topup` without the framework.
 
-A pure ASGI middleware inside the request-id, access-log and body-size middlewares. It serves
-a top-up through the batches (`topup_batches`) when the request is one they can take as it is:
-an `Idempotency-Key`, a JSON body of exactly `CardId` (a whole number), `Token` `USD` and a
-`Value` from 5.00 to 250000.00 with at most two decimals, and an API key known to be valid. It
-counts the request against the key's rate limit first (a request over it goes to the route,
-which checks the key before it answers 429, without counting it again). Every other
-request, and every top-up a batch hands back, goes on to the application with its body
-replayed: the route answers it, validation errors and all, exactly as before. The answer of a
-batched top-up is the route's own answer, byte for byte (`topup_batches.render`).
+A pure ASGI middleware inside the request-id, access-log and request-body middlewares. It
+serves a top-up through the batches (`topup_batches`) when the request is one they can take
+as it is: an `Idempotency-Key`, a JSON body of exactly `CardId` (a whole number), `Token`
+`USD` and a `Value` from 5.00 to 250000.00 with at most two decimals, read as the route reads
+it (`finplat.json_body`), and an API key this process knows to be valid. It counts the
+request against the key's rate limit first (a request over it goes to the route, which
+answers 429 without counting it again). Every other request, and every top-up a batch
+hands back, goes on to the application with its body replayed: the route answers it,
+validation errors and all, exactly as before. The answer of a batched top-up is the route's
+own answer, byte for byte (`topup_batches.render`).
 
 Only a request that can be served faster is taken here; the route stays the one definition
 of the operation (and of the OpenAPI document).
@@ -16,7 +17,6 @@ of the operation (and of the OpenAPI document).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -24,8 +24,9 @@ from typing import Any
 from starlette.routing import BaseRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from finplat import json_body
 from finplat.asgi_response import send_json
-from finplat.auth.known_keys import KnownApiKeys
+from finplat.auth.key_store import ApiKeyStore
 from finplat.cards import funding
 from finplat.cards.topup_batches import TopupBatches, TopupOrder
 from finplat.cards.topup_batches_repository import TOPUP_PATH
@@ -39,14 +40,11 @@ _FIELDS = frozenset({"CardId", "Token", "Value"})
 _MIN = funding.MIN_TOPUP
 _MAX = funding.MAX_TOPUP
 _HEADERS = {API_KEY_HEADER.encode(), b"idempotency-key", b"content-type"}
-# Built once: `json.loads` with options builds a decoder (and its scanner) on every call.
-_EXACT_JSON = json.JSONDecoder(parse_float=Decimal)
 
 
 class TopupLane:
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
-        self.known_keys = KnownApiKeys()
         self._route: BaseRoute | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -78,8 +76,7 @@ class TopupLane:
         try:
             await application.state.rate_limiter.check(order.api_key_id)  # type: ignore[union-attr]
         except RateLimited as limited:
-            # The route answers: it checks the key first (a key revoked since the edge knew it
-            # is a 401), then gives this verdict.
+            # The route gives this verdict, as it gives its own: before any database work.
             state[RATE_COUNTED] = CountedRequest(order.api_key_id, limited)
             await self.app(scope, replay, send)
             return
@@ -103,8 +100,10 @@ class TopupLane:
         asked = read_body(body)
         if asked is None:
             return None
-        factory = scope["app"].state.session_factory
-        principal = await self.known_keys.principal(factory, api_key)
+        # Only a key known valid: any other goes to the route, which throttles failures
+        # before it reads the key (`auth.failure_throttle`).
+        store: ApiKeyStore = scope["app"].state.api_keys
+        principal = store.known(api_key)
         if principal is None:
             return None
         query = scope.get("query_string", b"").decode("latin-1")
@@ -145,8 +144,8 @@ def read_body(body: bytes) -> TopupBody | None:
     """The top-up in `body` when the route would accept it as it is; None for any other body
     (the route answers it)."""
     try:
-        parsed: Any = _EXACT_JSON.decode(body.decode())
-    except ValueError:
+        parsed: Any = json_body.DECODER.decode(body.decode())
+    except (ValueError, RecursionError):  # the route refuses it: not UTF-8, not JSON, ambiguous
         return None
     if not isinstance(parsed, dict) or parsed.keys() != _FIELDS:
         return None

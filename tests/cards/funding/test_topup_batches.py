@@ -171,6 +171,48 @@ async def test_render_reproduces_the_bytes_the_route_answers(api: httpx.AsyncCli
     assert render(rebuilt) == response.content
 
 
+# The issue's ambiguous inputs: the edge refuses exactly what the route refuses.
+AMBIGUOUS = {
+    "a Value given twice": b'{"CardId": %d, "Token": "USD", "Value": 100000, "Value": 5}',
+    "a CardId given twice": b'{"CardId": 999, "CardId": %d, "Token": "USD", "Value": 10}',
+    "a CardId written 1.0": b'{"CardId": %d.0, "Token": "USD", "Value": 10}',
+    "a CardId written 1e0": b'{"CardId": %de0, "Token": "USD", "Value": 10}',
+    "a Value of NaN": b'{"CardId": %d, "Token": "USD", "Value": NaN}',
+    "a body in UTF-16": '{"CardId": %d, "Token": "USD", "Value": 10}',
+    "a UTF-8 byte order mark": b'\xef\xbb\xbf{"CardId": %d, "Token": "USD", "Value": 10}',
+}
+
+
+@postgresql
+@pytest.mark.parametrize("case", sorted(AMBIGUOUS))
+async def test_the_edge_refuses_what_the_route_refuses(
+    api: httpx.AsyncClient, app: FastAPI, case: str
+) -> None:
+    card = await batchable_card(api)
+    template = AMBIGUOUS[case]
+    body = (
+        (template % card["Id"]).encode("utf-16")
+        if isinstance(template, str)
+        else template % card["Id"]
+    )
+
+    async def send(key: str) -> httpx.Response:
+        return await api.post(
+            "/api/v2/cards/topup",
+            content=body,
+            headers={"Idempotency-Key": key, "Content-Type": "application/json"},
+        )
+
+    with route_only(app):
+        by_route = await send("route")
+    before = snapshot(app)
+    by_edge = await send("edge")
+    assert by_route.status_code == 400, by_route.text
+    assert (by_edge.status_code, by_edge.json()) == (by_route.status_code, by_route.json())
+    assert since(app, before)[0] == 0
+    assert await card_balance(api, card) == Decimal("9.9")
+
+
 def iso(timestamp: str | None) -> bool:
     """Whether `timestamp` is ISO 8601 with its offset (as the provider writes a load's)."""
     return timestamp is not None and datetime.fromisoformat(timestamp).tzinfo is not None

@@ -10,6 +10,7 @@ from decimal import Decimal
 from hypothesis import given
 from hypothesis import strategies as st
 
+from finplat import json_body
 from finplat.cards.funding_endpoints import TopupRequest, TopupResponse
 from finplat.cards.topup_batches import MESSAGE, render, written_answer
 from finplat.cards.topup_lane import read_body
@@ -89,8 +90,8 @@ def test_the_edge_takes_exactly_the_bodies_the_route_accepts_with_its_fingerprin
 def _route_accepts(body: bytes) -> tuple[int, int] | None:
     """(card id, cents) when the route's request model and amount rule accept the body."""
     try:
-        request = TopupRequest.model_validate(json.loads(body, parse_float=Decimal))
-    except ValueError:
+        request = TopupRequest.model_validate(json_body.parse(body))
+    except (ValueError, ApiError):
         return None
     try:
         return request.CardId, requested_amount(request.Value, "USD", field="Value").minor
