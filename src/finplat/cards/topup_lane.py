@@ -2,11 +2,12 @@
 
 A pure ASGI middleware inside the request-id, access-log and request-body middlewares. It
 serves a top-up through the batches (`topup_batches`) when the request is one they can take
-as it is: an `Idempotency-Key`, a JSON body of exactly `CardId` (a whole number), `Token`
-`USD` and a `Value` from 5.00 to 250000.00 with at most two decimals, read as the route reads
-it (`finplat.json_body`), and an API key this process knows to be valid. It counts the
-request against the key's rate limit first (a request over it goes to the route, which
-answers 429 without counting it again). Every other request, and every top-up a batch
+as it is: a JSON body of exactly `CardId` (a whole number), `Token` `USD` and a `Value` from
+5.00 to 250000.00 with at most two decimals, read as the route reads it (`finplat.json_body`),
+and an API key this process knows to be valid. With an `Idempotency-Key` or without: a keyless
+top-up gets a key of its own, under which the route resumes it if a batch hands it back. It
+counts the request against the key's rate limit first (a request over it goes to the route,
+which answers 429 without counting it again). Every other request, and every top-up a batch
 hands back, goes on to the application with its body replayed: the route answers it,
 validation errors and all, exactly as before. The answer of a batched top-up is the route's
 own answer, byte for byte (`topup_batches.render`).
@@ -83,6 +84,14 @@ class TopupLane:
         state[RATE_COUNTED] = CountedRequest(order.api_key_id, None)
         answer = await batches.submit(order)
         if answer is None:
+            if b"idempotency-key" not in headers:
+                # A keyless top-up the batch handed back may have been reserved, or loaded,
+                # under the key the edge gave it: the route resumes it under that key, so it
+                # is never made twice.
+                scope["headers"] = [
+                    *scope["headers"],
+                    (b"idempotency-key", order.idempotency_key.encode()),
+                ]
             await self.app(scope, replay, send)
             return
         # Named in the access log, as the route is.
@@ -94,8 +103,11 @@ class TopupLane:
         self, scope: Scope, headers: dict[bytes, bytes], body: bytes
     ) -> TopupOrder | None:
         api_key = headers.get(API_KEY_HEADER.encode(), b"").decode("latin-1").strip()
-        key = headers.get(b"idempotency-key", b"").decode("latin-1")
-        if not api_key or not key or idempotency.KEY_PATTERN_RE.match(key) is None:
+        sent = headers.get(b"idempotency-key")
+        # A keyless top-up runs once, as the route runs it; the batch needs a key to record
+        # how far it got, so it gets one no client could send by chance.
+        key = idempotency.keyless_key() if sent is None else sent.decode("latin-1")
+        if not api_key or idempotency.KEY_PATTERN_RE.match(key) is None:
             return None
         asked = read_body(body)
         if asked is None:

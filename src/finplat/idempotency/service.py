@@ -147,9 +147,15 @@ def validate_key(key: str) -> str:
     return key
 
 
+def keyless_key() -> str:
+    """A key for an operation called without one: 128 random bits, so no client's key is
+    ever the same by chance."""
+    return f"nokey-{secrets.token_hex(16)}"
+
+
 def ephemeral_claim(company_id: int) -> Claim:
     """A claim for an operation called without a key (no replay, fresh provider keys)."""
-    return Claim(company_id=company_id, key=f"nokey-{secrets.token_hex(16)}", token="")
+    return Claim(company_id=company_id, key=keyless_key(), token="")
 
 
 async def claim(

@@ -151,10 +151,13 @@ async def test_a_retry_of_a_batched_top_up_replays_the_same_bytes(
 
 
 @postgresql
-async def test_render_reproduces_the_bytes_the_route_answers(api: httpx.AsyncClient) -> None:
+async def test_render_reproduces_the_bytes_the_route_answers(
+    api: httpx.AsyncClient, app: FastAPI
+) -> None:
     card = await active_card(api)
     await set_fees(api, card, TopupFeePercentage=1.5, TopupFixedFee=0.29)
-    response = await topup(api, card, 120.1)  # keyless: the route answers
+    with route_only(app):
+        response = await topup(api, card, 120.1)
     assert response.status_code == 200, response.text
     assert response.headers["content-type"] == "application/json"
     parsed = json.loads(response.content, parse_float=Decimal)
@@ -169,6 +172,42 @@ async def test_render_reproduces_the_bytes_the_route_answers(api: httpx.AsyncCli
         CreatedAt=datetime.fromisoformat(parsed["CreatedAt"]),
     )
     assert render(rebuilt) == response.content
+
+
+@postgresql
+async def test_a_keyless_top_up_is_served_by_a_batch(api: httpx.AsyncClient, app: FastAPI) -> None:
+    card = await batchable_card(api)
+    before = snapshot(app)
+    response = await topup(api, card, 50)
+    assert response.status_code == 200, response.text
+    assert "Idempotent-Replayed" not in response.headers
+    assert since(app, before) == (1, 0)
+    assert await card_balance(api, card) == Decimal("9.9") + Decimal("49.5")
+
+
+@postgresql
+async def test_two_identical_keyless_top_ups_are_two_top_ups(
+    api: httpx.AsyncClient, app: FastAPI
+) -> None:
+    card = await batchable_card(api)
+    first, second = await topup(api, card, 50), await topup(api, card, 50)
+    assert first.json()["OrderId"] != second.json()["OrderId"]
+    assert await completed_topups(app.state.session_factory, card) == [1000, 5000, 5000]
+    assert await master_available(api) == Decimal("890")
+
+
+@postgresql
+async def test_a_keyless_top_up_a_batch_hands_back_after_loading_it_loads_once(
+    api: httpx.AsyncClient, app: FastAPI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    card = await batchable_card(api)
+    failing = Failing()
+    monkeypatch.setattr(topup_batches_repository, "post", failing)
+    await left_to_route(app, topup(api, card, 50), 200, None)
+    assert failing.calls == 1  # after the bulk load
+    assert await completed_topups(app.state.session_factory, card) == [1000, 5000]
+    assert await provider_movements(api, card) == [Decimal("9.9"), Decimal("49.5")]
+    assert await master_available(api) == Decimal("940")
 
 
 # The ambiguous inputs: the edge refuses exactly what the route refuses.
