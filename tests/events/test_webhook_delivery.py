@@ -65,7 +65,7 @@ async def drive(
     worker = webhook_worker(env.app.state.settings, env.app.state.session_factory)
     async with httpx.AsyncClient(timeout=5) as client:
         for _ in range(max_rounds):
-            pending = [d for d in await deliveries(env) if d.status == "pending"]
+            pending = [d for d in await deliveries(env) if d.status in ("pending", "retrying")]
             if not pending:
                 return
             clock.now = max(clock.now, min(d.next_attempt_at for d in pending if d.next_attempt_at))
@@ -221,6 +221,53 @@ async def test_retry_after_on_429_is_honoured(clock: FakeClock) -> None:
                 await worker.run_once(client)
             [delivery] = await deliveries(env)
             assert delivery.next_attempt_at == START + timedelta(hours=2)
+    finally:
+        await receiver.stop()
+
+
+async def test_a_failed_attempt_shows_the_delivery_retrying_with_its_error_and_next_attempt(
+    clock: FakeClock,
+) -> None:
+    receiver = Receiver(lambda _i, n: Response(status_code=503 if n == 1 else 200))
+    await receiver.start()
+    try:
+        async with isolated("wh") as env:
+            await send_events(env, receiver, 1)
+            worker = webhook_worker(env.app.state.settings, env.app.state.session_factory)
+            async with httpx.AsyncClient() as client:
+                await worker.run_once(client)
+            [shown] = (await env.client.get("/api/v2/webhooks/deliveries")).json()["Items"]
+            assert (shown["Status"], shown["Attempts"], shown["LastStatusCode"]) == (
+                "retrying",
+                1,
+                503,
+            )
+            assert shown["LastError"] == "the endpoint answered HTTP 503"
+            due = datetime.fromisoformat(shown["NextAttemptAt"])
+            assert START + RETRY_DELAYS[0] * 0.9 <= due <= START + RETRY_DELAYS[0] * 1.1
+    finally:
+        await receiver.stop()
+
+
+async def test_a_410_parks_the_deliveries_that_were_retrying(clock: FakeClock) -> None:
+    receiver = Receiver(always(503))
+    await receiver.start()
+    try:
+        async with isolated("wh") as env:
+            await send_events(env, receiver, 2)
+            worker = webhook_worker(env.app.state.settings, env.app.state.session_factory)
+            async with httpx.AsyncClient() as client:
+                await worker.run_once(client)
+                first, second = sorted(
+                    await deliveries(env), key=lambda d: d.next_attempt_at or START
+                )
+                assert (first.status, second.status) == ("retrying", "retrying")
+                assert first.next_attempt_at is not None
+                receiver.responder = always(410)
+                clock.now = first.next_attempt_at
+                await worker.run_once(client)
+            states = {d.id: d.status for d in await deliveries(env)}
+            assert states == {first.id: "failed", second.id: "endpoint_disabled"}
     finally:
         await receiver.stop()
 

@@ -69,7 +69,7 @@ def classify(result: AttemptResult, attempt: int, now: datetime) -> dict[str, An
             attempt, retry_after=result.retry_after if code in (429, 503) else None
         )
         if delay is not None:
-            return {"status": repository.PENDING, "next_attempt_at": now + delay}
+            return {"status": repository.RETRYING, "next_attempt_at": now + delay}
     return {"status": repository.FAILED, "next_attempt_at": None}
 
 
@@ -162,7 +162,9 @@ class WebhookWorker:
             return AttemptResult(None, "timeout", None, _ms(started))
         except httpx.HTTPError as exc:
             return AttemptResult(None, f"network error: {type(exc).__name__}", None, _ms(started))
-        return AttemptResult(response.status_code, None, _retry_after(response, now), _ms(started))
+        code = response.status_code
+        error = None if 200 <= code < 300 else f"the endpoint answered HTTP {code}"
+        return AttemptResult(code, error, _retry_after(response, now), _ms(started))
 
     async def _send(
         self,
