@@ -99,12 +99,53 @@ async def a_retrying_delivery(
     return delivery
 
 
-async def test_only_failed_deliveries_can_be_retried(tenant: Tenant) -> None:
+async def test_a_delivery_not_attempted_yet_cannot_be_retried(tenant: Tenant) -> None:
     await with_endpoint(tenant)
     delivery = (await tenant.client.post("/api/v2/webhooks/test")).json()["DeliveryIds"][0]
     response = await tenant.client.post(f"/api/v2/webhooks/deliveries/{delivery}/retry")
     assert response.status_code == 409
     assert response.json()["Code"] == "WEBHOOK_DELIVERY_NOT_RETRYABLE"
+
+
+async def test_a_succeeded_delivery_cannot_be_retried(
+    tenant: Tenant, session_factory: async_sessionmaker[AsyncSession]
+) -> None:
+    await with_endpoint(tenant)
+    delivery = (await tenant.client.post("/api/v2/webhooks/test")).json()["DeliveryIds"][0]
+    await set_delivery(
+        session_factory,
+        delivery,
+        status="succeeded",
+        attempts=1,
+        delivered_at=utcnow(),
+        next_attempt_at=None,
+    )
+    response = await tenant.client.post(f"/api/v2/webhooks/deliveries/{delivery}/retry")
+    assert response.status_code == 409
+    assert response.json()["Code"] == "WEBHOOK_DELIVERY_NOT_RETRYABLE"
+
+
+async def test_retrying_a_retrying_delivery_makes_it_due_now_keeping_its_attempts(
+    tenant: Tenant, session_factory: async_sessionmaker[AsyncSession]
+) -> None:
+    delivery = await a_retrying_delivery(tenant, session_factory, due_in=timedelta(hours=2))
+    before = utcnow()
+    response = await tenant.client.post(f"/api/v2/webhooks/deliveries/{delivery}/retry")
+    assert response.status_code == 202, response.text
+    body = response.json()
+    assert (body["Status"], body["Attempts"], body["LastError"]) == ("retrying", 3, "timeout")
+    assert before <= datetime.fromisoformat(body["NextAttemptAt"]) <= utcnow()
+
+
+async def test_a_retrying_delivery_already_due_is_not_queued_again(
+    tenant: Tenant, session_factory: async_sessionmaker[AsyncSession]
+) -> None:
+    delivery = await a_retrying_delivery(tenant, session_factory, due_in=timedelta(hours=2))
+    retry = f"/api/v2/webhooks/deliveries/{delivery}/retry"
+    assert (await tenant.client.post(retry)).status_code == 202
+    again = await tenant.client.post(retry)
+    assert again.status_code == 409
+    assert again.json()["Code"] == "WEBHOOK_DELIVERY_NOT_RETRYABLE"
 
 
 async def test_retrying_and_failed_deliveries_are_listed_apart(
@@ -172,6 +213,25 @@ async def test_parallel_retries_of_a_failed_delivery_queue_it_once() -> None:
                 .values(status="failed", attempts=16, next_attempt_at=None)
             )
             await session.commit()
+        retry = f"/api/v2/webhooks/deliveries/{delivery}/retry"
+        responses = await asyncio.gather(api.post(retry), api.post(retry))
+        assert sorted(r.status_code for r in responses) == [202, 409], [r.text for r in responses]
+
+
+@pytest.mark.skipif(backend() != "postgresql", reason="PostgreSQL concurrency")
+@pytest.mark.usefixtures("slow_delivery_reads")
+async def test_parallel_retries_of_a_retrying_delivery_queue_it_once() -> None:
+    async with isolated("retries", run_background_jobs=False) as env:
+        api = env.client
+        assert (await api.put(CONFIG, json={"WebhookUrl": "http://localhost:9/hooks"})).is_success
+        delivery = (await api.post("/api/v2/webhooks/test")).json()["DeliveryIds"][0]
+        await set_delivery(
+            env.app.state.session_factory,
+            delivery,
+            status="retrying",
+            attempts=2,
+            next_attempt_at=utcnow() + timedelta(hours=1),
+        )
         retry = f"/api/v2/webhooks/deliveries/{delivery}/retry"
         responses = await asyncio.gather(api.post(retry), api.post(retry))
         assert sorted(r.status_code for r in responses) == [202, 409], [r.text for r in responses]

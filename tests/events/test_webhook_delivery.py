@@ -249,6 +249,35 @@ async def test_a_failed_attempt_shows_the_delivery_retrying_with_its_error_and_n
         await receiver.stop()
 
 
+async def test_a_retrying_delivery_retried_by_hand_is_sent_by_the_next_worker_pass(
+    clock: FakeClock,
+) -> None:
+    receiver = Receiver(lambda _i, n: Response(status_code=503 if n == 1 else 200))
+    await receiver.start()
+    try:
+        async with isolated("wh") as env:
+            await send_events(env, receiver, 1)
+            worker = webhook_worker(env.app.state.settings, env.app.state.session_factory)
+            async with httpx.AsyncClient() as client:
+                await worker.run_once(client)
+                [delivery] = await deliveries(env)
+                retried = await env.client.post(f"/api/v2/webhooks/deliveries/{delivery.id}/retry")
+                assert retried.status_code == 202, retried.text
+                await worker.run_once(client)  # the clock has not moved: only the retry made it due
+            assert [r.headers["x-service-delivery-attempt"] for r in receiver.received] == [
+                "1",
+                "2",
+            ]
+            [delivery] = await deliveries(env)
+            assert (delivery.status, delivery.attempts, delivery.last_error) == (
+                "succeeded",
+                2,
+                None,
+            )
+    finally:
+        await receiver.stop()
+
+
 async def test_a_410_parks_the_deliveries_that_were_retrying(clock: FakeClock) -> None:
     receiver = Receiver(always(503))
     await receiver.start()

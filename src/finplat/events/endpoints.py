@@ -108,9 +108,14 @@ async def get_delivery(
     "/api/v2/webhooks/deliveries/{deliveryId}/retry",
     response_model=DeliveryResponse,
     status_code=status.HTTP_202_ACCEPTED,
-    summary="Retry a failed delivery",
-    description="Queues a failed or disabled delivery for an immediate attempt with a fresh "
-    "attempt budget; the webhook id and body stay the same.",
+    summary="Send a delivery now",
+    description="A `failed` or `endpoint_disabled` delivery is queued for an immediate attempt "
+    "with a fresh attempt budget (`pending`, `Attempts` 0). A `retrying` delivery is made due "
+    "now instead of at `NextAttemptAt` and keeps its attempt count (if this attempt fails "
+    "too, the schedule continues). Either way the next worker pass sends it, with the same "
+    "webhook id and body. 409 `WEBHOOK_DELIVERY_NOT_RETRYABLE` for a delivery that succeeded "
+    "or is already due (`pending`, or a `retrying` one already queued or being sent); 409 "
+    "`WEBHOOK_ENDPOINT_NOT_CONFIGURED` while no enabled endpoint is configured.",
     responses=error_responses(400, 404, 409),
 )
 async def retry_delivery(
