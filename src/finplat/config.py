@@ -37,6 +37,8 @@ class Settings(BaseSettings):
     # every API process through Redis when `redis_url` is set, in memory otherwise.
     rate_limit: str = "100/second"
     redis_url: str | None = None
+    # How far a provider callback's signed timestamp may be from this clock, either way.
+    provider_callback_tolerance_seconds: float = Field(default=300.0, gt=0)
     # Largest accepted request body, in bytes.
     max_body_bytes: int = Field(default=1_048_576, ge=1024)
     # Largest accepted file upload (multipart/form-data) request: up to ten scanned documents.
