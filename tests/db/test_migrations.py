@@ -12,6 +12,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from finplat.config import Settings
 from finplat.db.migrate import alembic_config
 from finplat.db.models import metadata
 
@@ -93,3 +94,23 @@ def test_queued_deliveries_with_failed_attempts_become_retrying_at_0017(tmp_path
         downgraded = db.execute(statuses).fetchall()
     assert upgraded == [("whd_again", "retrying"), ("whd_gone", "failed"), ("whd_new", "pending")]
     assert downgraded == [("whd_again", "pending"), ("whd_gone", "failed"), ("whd_new", "pending")]
+
+
+def test_webhook_secrets_are_sealed_at_0017a_and_opened_again_on_downgrade(
+    tmp_path: Path, settings: Settings
+) -> None:
+    path = tmp_path / "upgrade.db"
+    config = alembic_config(f"sqlite+aiosqlite:///{path}")
+    command.upgrade(config, "0017")
+    secret = "whsec_" + "A" * 43 + "="
+    with sqlite3.connect(path) as db:
+        _company_with_deliveries(db, [])
+    command.upgrade(config, "0017a")
+    with sqlite3.connect(path) as db:
+        [sealed] = db.execute("SELECT webhook_secret FROM companies").fetchone()
+    command.downgrade(config, "0017")
+    with sqlite3.connect(path) as db:
+        [opened] = db.execute("SELECT webhook_secret FROM companies").fetchone()
+    assert secret not in sealed
+    assert settings.secret_keyring().open(sealed, purpose="companies.webhook_secret") == secret
+    assert opened == secret

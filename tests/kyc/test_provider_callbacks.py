@@ -16,8 +16,10 @@ from finplat.events.models import Event
 from finplat.kit.clock import utcnow
 from finplat.providers import inbound
 from finplat.providers.callbacks import ProviderCallback
+from finplat.sealing.keyring import new_key
 from tests.conftest import Tenant
 from tests.onboarding import approved_user, create_user, start_kyc
+from tests.sensitive_data import SCANNER
 
 
 def review_callback(company_id: int, applicant_id: str, event_id: str = "idn_evt_1") -> bytes:
@@ -242,7 +244,9 @@ async def test_callbacks_are_refused_when_no_secret_is_configured_outside_the_sa
 ) -> None:
     from finplat.app import create_app
 
-    app = create_app(Settings(database_url=database_url, sandbox=False))
+    app = create_app(
+        Settings(database_url=database_url, sandbox=False, secret_key=SCANNER.watch_key(new_key()))
+    )
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://finplat.test") as client:
         response = await post_callback(client, b"{}", inbound.signature_headers("", b"{}"))
