@@ -1,5 +1,5 @@
 """A provider callback as a provider sends it to `/providers/{provider}/callbacks`: the
-envelope's exact bytes and their signature."""
+envelope's exact bytes, signed now."""
 
 from __future__ import annotations
 
@@ -22,8 +22,5 @@ def signed(
             "data": data,
         }
     ).encode()
-    headers = {
-        "content-type": "application/json",
-        inbound.SIGNATURE_HEADER: inbound.sign(secret, body),
-    }
+    headers = {"content-type": "application/json", **inbound.signature_headers(secret, body)}
     return {"content": body, "headers": headers}

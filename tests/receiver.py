@@ -19,6 +19,7 @@ from tests.sensitive_data import SCANNER
 class Received:
     headers: dict[str, str]
     body: bytes
+    peer: tuple[str, int] | None = None  # the sender's address and port: one per connection
 
 
 Responder = Callable[[Received, int], Response]
@@ -56,7 +57,8 @@ class Receiver:
         return grouped
 
     async def _handle(self, request: Request) -> Response:
-        item = Received(dict(request.headers), await request.body())
+        peer = (request.client.host, request.client.port) if request.client else None
+        item = Received(dict(request.headers), await request.body(), peer)
         SCANNER.check(item.body, "webhook body received on loopback")
         self.received.append(item)
         if self.delay:

@@ -4,7 +4,9 @@
   the Luhn check;
 * a CVV other than the literal `***`; a PIN; an SSN (123-45-6789, or 9 digits under an
   `ssn`/`tin` key);
-* an API key; a webhook secret anywhere but the one response that rotated it.
+* an API key; a webhook secret anywhere but the one response that rotated it;
+* a key that seals stored secrets (`FINPLAT_SECRET_KEY`: the sandbox's, and any a test
+  registers), in either base64 alphabet.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+
+from finplat.config import SANDBOX_SECRET_KEY
 
 CARD_CANDIDATE = re.compile(r"(?<![0-9A-Za-z])\d(?:[ -]?\d){12,18}(?![0-9A-Za-z])")
 CVV = re.compile(r'"(?:cvv|cvc|cvv2|cvc2)"\s*:\s*("(?!\*\*\*")[^"]*"|\d+)', re.IGNORECASE)
@@ -42,8 +46,20 @@ class Finding:
     excerpt: str
 
 
+def _spellings(key: str) -> set[str]:
+    """A base64 key as either alphabet writes it, with or without its padding."""
+    standard = key.replace("-", "+").replace("_", "/")
+    urlsafe = key.replace("+", "-").replace("/", "_")
+    return {spelling.rstrip("=") for spelling in (standard, urlsafe)}
+
+
 def find(
-    text: str, source: str, *, rotation_response: bool = False, announced: set[str] | None = None
+    text: str,
+    source: str,
+    *,
+    rotation_response: bool = False,
+    announced: set[str] | None = None,
+    secret_keys: set[str] | frozenset[str] = frozenset({SANDBOX_SECRET_KEY}),
 ) -> list[Finding]:
     findings: list[Finding] = []
 
@@ -67,6 +83,10 @@ def find(
     for match in WEBHOOK_SECRET.finditer(text):
         if match.group() not in allowed:
             add("webhook secret", match)
+    for key in secret_keys:
+        for spelling in _spellings(key):
+            for match in re.finditer(re.escape(spelling), text):
+                add("secret key", match)
     return findings
 
 
@@ -74,14 +94,24 @@ def find(
 class Scanner:
     findings: list[Finding] = field(default_factory=list)
     announced_secrets: set[str] = field(default_factory=set)
+    secret_keys: set[str] = field(default_factory=lambda: {SANDBOX_SECRET_KEY})
     scanned: int = 0
 
     def check(self, data: bytes | str, source: str, *, rotation_response: bool = False) -> None:
         text = data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data
         self.scanned += 1
         self.findings += find(
-            text, source, rotation_response=rotation_response, announced=self.announced_secrets
+            text,
+            source,
+            rotation_response=rotation_response,
+            announced=self.announced_secrets,
+            secret_keys=self.secret_keys,
         )
+
+    def watch_key(self, key: str) -> str:
+        """Have the scanner look for `key` (a key a test configures) from now on."""
+        self.secret_keys.add(key)
+        return key
 
     @contextmanager
     def expecting_leaks(self) -> Iterator[list[Finding]]:

@@ -11,6 +11,7 @@ import pytest
 import structlog
 from fastapi import FastAPI
 
+from finplat.config import SANDBOX_SECRET_KEY
 from finplat.routing import CurrentPrincipal, api_router
 from tests.conftest import Tenant
 from tests.sensitive_data import SCANNER, find, luhn_valid
@@ -58,6 +59,13 @@ def test_ssn_pin_and_api_key_are_found() -> None:
     assert "API key" in kinds("fp_test_" + "a1B2" * 10 + "xyz")
 
 
+def test_a_secret_key_is_found_in_either_base64_alphabet_with_or_without_padding() -> None:
+    key = "ab-_" + "Q" * 39 + "="
+    for text in (key, key.replace("-", "+").replace("_", "/"), f"key={key[:-1]}."):
+        assert {f.kind for f in find(text, "unit", secret_keys={key})} == {"secret key"}, text
+    assert "secret key" in kinds(f"FINPLAT_SECRET_KEY={SANDBOX_SECRET_KEY}")
+
+
 def test_webhook_secret_is_allowed_only_in_its_rotation_response() -> None:
     secret = "whsec_" + "A" * 43 + "="
     announced: set[str] = set()
@@ -86,13 +94,22 @@ async def test_a_leaking_endpoint_is_caught_in_its_response_and_its_logs(
             "Pin": "482913",
             "Key": api_key,
             "Secret": tenant.webhook_secret,
+            "SealingKey": SANDBOX_SECRET_KEY,
         }
 
     app.include_router(router)
     with SCANNER.expecting_leaks() as leaks:
         await tenant.client.get("/test/leaky")
     found = {f.kind for f in leaks}
-    assert found == {"card number", "CVV", "SSN", "PIN", "API key", "webhook secret"}
+    assert found == {
+        "card number",
+        "CVV",
+        "SSN",
+        "PIN",
+        "API key",
+        "webhook secret",
+        "secret key",
+    }
     with SCANNER.expecting_leaks() as log_leaks:
         SCANNER.check(capsys.readouterr().out, "captured logs")
     assert [f.kind for f in log_leaks] == ["card number"]

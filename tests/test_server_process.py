@@ -7,10 +7,17 @@ import json
 from pathlib import Path
 
 import httpx
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import create_async_engine
 
+from finplat.companies.models import WEBHOOK_SECRET_PURPOSE
+from finplat.sealing.keyring import SecretKeyring, new_key
 from tests.databases import scratch_database
 from tests.factories import user_payload
 from tests.processes import FINPLAT, environment, run_cli, served
+from tests.sensitive_data import SCANNER
+
+SECRET_KEY_ENV = "FINPLAT_SECRET_KEY"
 
 
 async def test_served_process_answers_a_company_created_with_the_cli(tmp_path: Path) -> None:
@@ -83,3 +90,33 @@ async def test_cli_refuses_an_invalid_webhook_url() -> None:
         _, err = await proc.communicate()
         assert proc.returncode == 1
         assert b"WEBHOOK_URL_NOT_ALLOWED" in err
+
+
+async def test_a_company_created_with_the_cli_has_its_secret_sealed_with_the_configured_key() -> (
+    None
+):
+    key = SCANNER.watch_key(new_key())
+    async with scratch_database("cli") as url:
+        env = environment(url, secret_key=key)
+        created = json.loads(
+            (await run_cli(env, "company", "create", "--name", "Sealed", "--json"))[1]
+        )
+        engine = create_async_engine(url)
+        try:
+            async with engine.connect() as connection:
+                stored = (
+                    await connection.execute(text("SELECT webhook_secret FROM companies"))
+                ).scalar_one()
+        finally:
+            await engine.dispose()
+    assert created["WebhookSecret"] not in stored
+    opened = SecretKeyring.from_config(key).open(stored, purpose=WEBHOOK_SECRET_PURPOSE)
+    assert opened == created["WebhookSecret"]
+
+
+async def test_without_the_sandbox_the_cli_refuses_to_start_without_a_secret_key() -> None:
+    async with scratch_database("cli") as url:
+        env = {k: v for k, v in environment(url, sandbox="false").items() if k != SECRET_KEY_ENV}
+        code, _, err = await run_cli(env, "migrate", check=False)
+    assert code != 0
+    assert "FINPLAT_SECRET_KEY is required when the sandbox is off" in err

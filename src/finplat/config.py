@@ -5,12 +5,28 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from finplat.sealing.keyring import SecretKeyring
 
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///./var/finplat.db"
 # Public on purpose: the sandbox providers are simulators; production sets its own secret.
 SANDBOX_CALLBACK_SECRET = "sandbox-provider-callback-secret"  # noqa: S105
+# Public on purpose, like the callback secret: seals stored secrets in development only.
+SANDBOX_SECRET_KEY = "ZmlucGxhdC1zYW5kYm94LXNlY3JldC1rZXktdjEtMzI="  # noqa: S105
+
+
+class MissingSecretKey(Exception):
+    """Outside the sandbox stored secrets need a key of the operator's own. Not a ValueError,
+    so that pydantic does not quote the configuration (its other secrets) in the error."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "FINPLAT_SECRET_KEY is required when the sandbox is off: base64 of 32 random bytes "
+            "(python -c 'import base64, os; print(base64.urlsafe_b64encode(os.urandom(32))"
+            ".decode())')."
+        )
 
 
 class Settings(BaseSettings):
@@ -37,6 +53,14 @@ class Settings(BaseSettings):
     # every API process through Redis when `redis_url` is set, in memory otherwise.
     rate_limit: str = "100/second"
     redis_url: str | None = None
+    # How far a provider callback's signed timestamp may be from this clock, either way.
+    provider_callback_tolerance_seconds: float = Field(default=300.0, gt=0)
+    # Seals stored secrets (webhook secrets): base64 of 32 random bytes. Unset: a fixed
+    # development key while the sandbox is on; required otherwise.
+    secret_key: SecretStr = SecretStr("")
+    # Keys that sealed stored secrets before a rotation, comma-separated: still read, and
+    # resealed with `secret_key` by the maintenance job.
+    secret_key_previous: SecretStr = SecretStr("")
     # Largest accepted request body, in bytes.
     max_body_bytes: int = Field(default=1_048_576, ge=1024)
     # Largest accepted file upload (multipart/form-data) request: up to ten scanned documents.
@@ -93,6 +117,20 @@ class Settings(BaseSettings):
         if not self.provider_callback_secret and self.sandbox:
             self.provider_callback_secret = SANDBOX_CALLBACK_SECRET
         return self
+
+    @model_validator(mode="after")
+    def _resolve_secret_key(self) -> Settings:
+        if not self.secret_key.get_secret_value():
+            if not self.sandbox:
+                raise MissingSecretKey()
+            self.secret_key = SecretStr(SANDBOX_SECRET_KEY)
+        self.secret_keyring()  # a malformed key stops the start, not the first write
+        return self
+
+    def secret_keyring(self) -> SecretKeyring:
+        return SecretKeyring.from_config(
+            self.secret_key.get_secret_value(), self.secret_key_previous.get_secret_value()
+        )
 
     @property
     def is_sqlite(self) -> bool:

@@ -1,5 +1,6 @@
-"""Background work: webhook delivery, maintenance (expire reservations, purge keys) and
-reconciliation with the providers, and the card blocks the card provider has not confirmed.
+"""Background work: webhook delivery, maintenance (expire reservations, purge keys, reseal
+stored secrets after a key rotation) and reconciliation with the providers, and the card blocks
+the card provider has not confirmed.
 
 Runs inside `finplat serve` (unless `--no-worker`) and as `finplat worker`; any number of
 copies may run against one PostgreSQL database.
@@ -16,6 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from finplat.banking.payees import service as payees
 from finplat.cards import provider_blocks
+from finplat.companies import service as companies
 from finplat.config import Settings
 from finplat.db.unit_of_work import unit_of_work
 from finplat.events.worker import WebhookWorker
@@ -51,10 +53,13 @@ async def maintenance_once(factory: async_sessionmaker[AsyncSession]) -> dict[st
         purged = await idempotency.purge_expired(session)
     async with unit_of_work(factory) as session:
         payees_expired = await payees.expire_unconfirmed(session)
+    async with unit_of_work(factory) as session:
+        resealed = await companies.reseal_secrets(session)
     return {
         "expired_reservations": expired,
         "purged_idempotency_keys": purged,
         "expired_payees": payees_expired,
+        "resealed_secrets": resealed,
     }
 
 

@@ -49,11 +49,13 @@ async def send_callback(
         data=json.dumps(data),
     )
     secret = settings.provider_callback_secret
+    headers = inbound.signature_headers(secret, body)
     return await inbound.receive(
         session_factory,
         provider=ExternalProvider.BANKPROV,
         body=body,
-        signature=inbound.sign(secret, body),
+        signature=headers[inbound.SIGNATURE_HEADER],
+        timestamp=headers[inbound.TIMESTAMP_HEADER],
         secret=secret,
     )
 

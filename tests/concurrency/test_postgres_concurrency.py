@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 
-import httpx
 import pytest
 from sqlalchemy import func, select
 
@@ -129,7 +128,7 @@ async def test_two_workers_at_once_deliver_each_event_once() -> None:
             ]
             for w in workers:
                 w.batch_size = 5
-            async with httpx.AsyncClient() as client:
+            async with workers[0].http_client() as client:
                 for _ in range(20):
                     sent = await asyncio.gather(*(w.run_once(client) for w in workers))
                     if sum(sent) == 0:

@@ -1,26 +1,34 @@
-"""The address a webhook delivery connects to, and the host it still names."""
+"""The network backend of webhook deliveries: a host name is connected only to the addresses
+its delivery checked."""
 
 from __future__ import annotations
 
+import httpcore
+import pytest
+
+from finplat.events.delivery_client import PinnedNetworkBackend, connecting_to
 from finplat.events.destinations import Destination
 
 
-def test_an_ipv6_address_is_bracketed_in_the_url_the_delivery_connects_to() -> None:
-    destination = Destination(
-        "https://hooks.example.com/in?x=1", "hooks.example.com", 443, ("::1",)
-    )
-    assert destination.via("2001:db8::7") == "https://[2001:db8::7]:443/in?x=1"
+async def test_a_name_without_checked_addresses_is_not_connected() -> None:
+    with pytest.raises(httpcore.ConnectError, match="no checked address"):
+        await PinnedNetworkBackend().connect_tcp("localhost", 9)
 
 
-def test_the_host_header_names_the_host_and_only_a_non_default_port() -> None:
-    default = Destination("https://hooks.example.com/in", "hooks.example.com", 443, ())
-    other = Destination("http://hooks.example.com:8080/in", "hooks.example.com", 8080, ())
-    assert (default.host_header, other.host_header) == (
-        "hooks.example.com",
-        "hooks.example.com:8080",
-    )
+async def test_a_name_other_than_the_checked_one_is_not_connected() -> None:
+    checked = Destination("http://hooks.invalid:9/in", "hooks.invalid", 9, ("127.0.0.1",))
+    async with connecting_to(checked):
+        with pytest.raises(httpcore.ConnectError, match="no checked address"):
+            await PinnedNetworkBackend().connect_tcp("localhost", 9)
 
 
-def test_tls_is_verified_for_the_host_name_not_the_address() -> None:
-    destination = Destination("https://hooks.example.com/in", "hooks.example.com", 443, ())
-    assert destination.extensions == {"sni_hostname": "hooks.example.com"}
+async def test_the_checked_port_is_part_of_the_pin() -> None:
+    checked = Destination("http://hooks.invalid:9/in", "hooks.invalid", 9, ("127.0.0.1",))
+    async with connecting_to(checked):
+        with pytest.raises(httpcore.ConnectError, match="no checked address"):
+            await PinnedNetworkBackend().connect_tcp("hooks.invalid", 10)
+
+
+async def test_unix_sockets_are_never_connected() -> None:
+    with pytest.raises(httpcore.ConnectError):
+        await PinnedNetworkBackend().connect_unix_socket("/tmp/finplat.sock")  # noqa: S108

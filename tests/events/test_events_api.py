@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
 from sqlalchemy import update
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from finplat.events.models import WebhookDelivery
 from finplat.events.repository import DeliveryRepository
+from finplat.kit.clock import utcnow
 from tests.conftest import Tenant, TenantFactory
 from tests.databases import backend
 from tests.isolated import isolated
@@ -68,12 +71,118 @@ async def test_deliveries_are_listed_and_filtered_by_status_and_event(tenant: Te
     assert bad.status_code == 400
 
 
-async def test_only_failed_deliveries_can_be_retried(tenant: Tenant) -> None:
+async def set_delivery(
+    factory: async_sessionmaker[AsyncSession], delivery_id: str, **values: Any
+) -> None:
+    async with factory() as session:
+        await session.execute(
+            update(WebhookDelivery).where(WebhookDelivery.id == delivery_id).values(**values)
+        )
+        await session.commit()
+
+
+async def a_retrying_delivery(
+    tenant: Tenant, factory: async_sessionmaker[AsyncSession], *, due_in: timedelta
+) -> str:
+    """A delivery whose third attempt timed out and whose fourth is due in `due_in`."""
+    await with_endpoint(tenant)
+    delivery: str = (await tenant.client.post("/api/v2/webhooks/test")).json()["DeliveryIds"][0]
+    await set_delivery(
+        factory,
+        delivery,
+        status="retrying",
+        attempts=3,
+        last_error="timeout",
+        last_attempt_at=utcnow(),
+        next_attempt_at=utcnow() + due_in,
+    )
+    return delivery
+
+
+async def test_a_delivery_not_attempted_yet_cannot_be_retried(tenant: Tenant) -> None:
     await with_endpoint(tenant)
     delivery = (await tenant.client.post("/api/v2/webhooks/test")).json()["DeliveryIds"][0]
     response = await tenant.client.post(f"/api/v2/webhooks/deliveries/{delivery}/retry")
     assert response.status_code == 409
     assert response.json()["Code"] == "WEBHOOK_DELIVERY_NOT_RETRYABLE"
+
+
+async def test_a_succeeded_delivery_cannot_be_retried(
+    tenant: Tenant, session_factory: async_sessionmaker[AsyncSession]
+) -> None:
+    await with_endpoint(tenant)
+    delivery = (await tenant.client.post("/api/v2/webhooks/test")).json()["DeliveryIds"][0]
+    await set_delivery(
+        session_factory,
+        delivery,
+        status="succeeded",
+        attempts=1,
+        delivered_at=utcnow(),
+        next_attempt_at=None,
+    )
+    response = await tenant.client.post(f"/api/v2/webhooks/deliveries/{delivery}/retry")
+    assert response.status_code == 409
+    assert response.json()["Code"] == "WEBHOOK_DELIVERY_NOT_RETRYABLE"
+
+
+async def test_retrying_a_retrying_delivery_makes_it_due_now_keeping_its_attempts(
+    tenant: Tenant, session_factory: async_sessionmaker[AsyncSession]
+) -> None:
+    delivery = await a_retrying_delivery(tenant, session_factory, due_in=timedelta(hours=2))
+    before = utcnow()
+    response = await tenant.client.post(f"/api/v2/webhooks/deliveries/{delivery}/retry")
+    assert response.status_code == 202, response.text
+    body = response.json()
+    assert (body["Status"], body["Attempts"], body["LastError"]) == ("retrying", 3, "timeout")
+    assert before <= datetime.fromisoformat(body["NextAttemptAt"]) <= utcnow()
+
+
+async def test_a_retrying_delivery_already_due_is_not_queued_again(
+    tenant: Tenant, session_factory: async_sessionmaker[AsyncSession]
+) -> None:
+    delivery = await a_retrying_delivery(tenant, session_factory, due_in=timedelta(hours=2))
+    retry = f"/api/v2/webhooks/deliveries/{delivery}/retry"
+    assert (await tenant.client.post(retry)).status_code == 202
+    again = await tenant.client.post(retry)
+    assert again.status_code == 409
+    assert again.json()["Code"] == "WEBHOOK_DELIVERY_NOT_RETRYABLE"
+
+
+async def test_retrying_and_failed_deliveries_are_listed_apart(
+    tenant: Tenant, session_factory: async_sessionmaker[AsyncSession]
+) -> None:
+    retrying = await a_retrying_delivery(tenant, session_factory, due_in=timedelta(minutes=5))
+    failed = (await tenant.client.post("/api/v2/webhooks/test")).json()["DeliveryIds"][0]
+    await set_delivery(
+        session_factory,
+        failed,
+        status="failed",
+        attempts=16,
+        last_status_code=503,
+        last_error="the endpoint answered HTTP 503",
+        next_attempt_at=None,
+    )
+    listed = {}
+    for state in ("pending", "retrying", "failed"):
+        page = await tenant.client.get("/api/v2/webhooks/deliveries", params={"status": state})
+        assert page.status_code == 200, page.text
+        listed[state] = page.json()["Items"]
+    assert listed["pending"] == []
+    [shown] = listed["retrying"]
+    assert (shown["Id"], shown["Status"], shown["LastError"]) == (retrying, "retrying", "timeout")
+    assert datetime.fromisoformat(shown["NextAttemptAt"]) > utcnow()
+    assert [(d["Id"], d["NextAttemptAt"]) for d in listed["failed"]] == [(failed, None)]
+
+
+async def test_a_delivery_is_shown_by_its_id(
+    tenant: Tenant, session_factory: async_sessionmaker[AsyncSession]
+) -> None:
+    delivery = await a_retrying_delivery(tenant, session_factory, due_in=timedelta(minutes=5))
+    response = await tenant.client.get(f"/api/v2/webhooks/deliveries/{delivery}")
+    assert response.status_code == 200, response.text
+    assert (response.json()["Id"], response.json()["Status"]) == (delivery, "retrying")
+    missing = await tenant.client.get("/api/v2/webhooks/deliveries/whd_" + "0" * 32)
+    assert (missing.status_code, missing.json()["Code"]) == (404, "WEBHOOK_DELIVERY_NOT_FOUND")
 
 
 @pytest.fixture
@@ -104,6 +213,25 @@ async def test_parallel_retries_of_a_failed_delivery_queue_it_once() -> None:
                 .values(status="failed", attempts=16, next_attempt_at=None)
             )
             await session.commit()
+        retry = f"/api/v2/webhooks/deliveries/{delivery}/retry"
+        responses = await asyncio.gather(api.post(retry), api.post(retry))
+        assert sorted(r.status_code for r in responses) == [202, 409], [r.text for r in responses]
+
+
+@pytest.mark.skipif(backend() != "postgresql", reason="PostgreSQL concurrency")
+@pytest.mark.usefixtures("slow_delivery_reads")
+async def test_parallel_retries_of_a_retrying_delivery_queue_it_once() -> None:
+    async with isolated("retries", run_background_jobs=False) as env:
+        api = env.client
+        assert (await api.put(CONFIG, json={"WebhookUrl": "http://localhost:9/hooks"})).is_success
+        delivery = (await api.post("/api/v2/webhooks/test")).json()["DeliveryIds"][0]
+        await set_delivery(
+            env.app.state.session_factory,
+            delivery,
+            status="retrying",
+            attempts=2,
+            next_attempt_at=utcnow() + timedelta(hours=1),
+        )
         retry = f"/api/v2/webhooks/deliveries/{delivery}/retry"
         responses = await asyncio.gather(api.post(retry), api.post(retry))
         assert sorted(r.status_code for r in responses) == [202, 409], [r.text for r in responses]

@@ -4,10 +4,11 @@ the 76-hour retry schedule runs in seconds."""
 from __future__ import annotations
 
 import json
+import socket
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
-import httpx
 import pytest
 from sqlalchemy import func, select
 from starlette.responses import Response
@@ -63,9 +64,9 @@ async def drive(
 ) -> None:
     """Run the worker, jumping the clock to the next due attempt each round."""
     worker = webhook_worker(env.app.state.settings, env.app.state.session_factory)
-    async with httpx.AsyncClient(timeout=5) as client:
+    async with worker.http_client() as client:
         for _ in range(max_rounds):
-            pending = [d for d in await deliveries(env) if d.status == "pending"]
+            pending = [d for d in await deliveries(env) if d.status in ("pending", "retrying")]
             if not pending:
                 return
             clock.now = max(clock.now, min(d.next_attempt_at for d in pending if d.next_attempt_at))
@@ -217,10 +218,86 @@ async def test_retry_after_on_429_is_honoured(clock: FakeClock) -> None:
         async with isolated("wh") as env:
             await send_events(env, receiver, 1)
             worker = webhook_worker(env.app.state.settings, env.app.state.session_factory)
-            async with httpx.AsyncClient() as client:
+            async with worker.http_client() as client:
                 await worker.run_once(client)
             [delivery] = await deliveries(env)
             assert delivery.next_attempt_at == START + timedelta(hours=2)
+    finally:
+        await receiver.stop()
+
+
+async def test_a_failed_attempt_shows_the_delivery_retrying_with_its_error_and_next_attempt(
+    clock: FakeClock,
+) -> None:
+    receiver = Receiver(lambda _i, n: Response(status_code=503 if n == 1 else 200))
+    await receiver.start()
+    try:
+        async with isolated("wh") as env:
+            await send_events(env, receiver, 1)
+            worker = webhook_worker(env.app.state.settings, env.app.state.session_factory)
+            async with worker.http_client() as client:
+                await worker.run_once(client)
+            [shown] = (await env.client.get("/api/v2/webhooks/deliveries")).json()["Items"]
+            assert (shown["Status"], shown["Attempts"], shown["LastStatusCode"]) == (
+                "retrying",
+                1,
+                503,
+            )
+            assert shown["LastError"] == "the endpoint answered HTTP 503"
+            due = datetime.fromisoformat(shown["NextAttemptAt"])
+            assert START + RETRY_DELAYS[0] * 0.9 <= due <= START + RETRY_DELAYS[0] * 1.1
+    finally:
+        await receiver.stop()
+
+
+async def test_a_retrying_delivery_retried_by_hand_is_sent_by_the_next_worker_pass(
+    clock: FakeClock,
+) -> None:
+    receiver = Receiver(lambda _i, n: Response(status_code=503 if n == 1 else 200))
+    await receiver.start()
+    try:
+        async with isolated("wh") as env:
+            await send_events(env, receiver, 1)
+            worker = webhook_worker(env.app.state.settings, env.app.state.session_factory)
+            async with worker.http_client() as client:
+                await worker.run_once(client)
+                [delivery] = await deliveries(env)
+                retried = await env.client.post(f"/api/v2/webhooks/deliveries/{delivery.id}/retry")
+                assert retried.status_code == 202, retried.text
+                await worker.run_once(client)  # the clock has not moved: only the retry made it due
+            assert [r.headers["x-service-delivery-attempt"] for r in receiver.received] == [
+                "1",
+                "2",
+            ]
+            [delivery] = await deliveries(env)
+            assert (delivery.status, delivery.attempts, delivery.last_error) == (
+                "succeeded",
+                2,
+                None,
+            )
+    finally:
+        await receiver.stop()
+
+
+async def test_a_410_parks_the_deliveries_that_were_retrying(clock: FakeClock) -> None:
+    receiver = Receiver(always(503))
+    await receiver.start()
+    try:
+        async with isolated("wh") as env:
+            await send_events(env, receiver, 2)
+            worker = webhook_worker(env.app.state.settings, env.app.state.session_factory)
+            async with worker.http_client() as client:
+                await worker.run_once(client)
+                first, second = sorted(
+                    await deliveries(env), key=lambda d: d.next_attempt_at or START
+                )
+                assert (first.status, second.status) == ("retrying", "retrying")
+                assert first.next_attempt_at is not None
+                receiver.responder = always(410)
+                clock.now = first.next_attempt_at
+                await worker.run_once(client)
+            states = {d.id: d.status for d in await deliveries(env)}
+            assert states == {first.id: "failed", second.id: "endpoint_disabled"}
     finally:
         await receiver.stop()
 
@@ -298,6 +375,76 @@ async def test_delivery_connects_to_the_address_it_checked_not_a_new_lookup(
             assert item.headers["host"] == f"hooks.invalid:{receiver.port}"
             assert_valid(item, env.webhook_secret)
             assert [d.status for d in await deliveries(env)] == ["succeeded"]
+    finally:
+        await receiver.stop()
+
+
+class RebindingDns:
+    """Stands in for the system resolver (`socket.getaddrinfo`): `host` answers 127.0.0.1 to
+    its first `honest` lookups and 127.0.0.2, where nothing listens, to every later one."""
+
+    def __init__(self, host: str, *, honest: int) -> None:
+        self.host = host
+        self.honest = honest
+        self.lookups = 0
+        self.real = socket.getaddrinfo
+
+    def __call__(self, host: Any, port: Any, *args: Any, **kwargs: Any) -> Any:
+        if host != self.host:
+            return self.real(host, port, *args, **kwargs)
+        self.lookups += 1
+        address = "127.0.0.1" if self.lookups <= self.honest else "127.0.0.2"
+        return self.real(address, port, *args, **kwargs)
+
+
+async def test_a_name_that_rebinds_after_its_check_is_still_connected_to_the_checked_address(
+    clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    receiver = Receiver()
+    await receiver.start()
+    # One honest answer for the URL check at configuration, one for the check before the
+    # attempt; a connection that looked the name up again would go to 127.0.0.2.
+    dns = RebindingDns("hooks.rebinding.test", honest=2)
+    monkeypatch.setattr(socket, "getaddrinfo", dns)
+    try:
+        async with isolated("wh") as env:
+            url = f"http://hooks.rebinding.test:{receiver.port}/hooks"
+            configured = await env.client.put(
+                "/api/v2/company/configuration", json={"WebhookUrl": url}
+            )
+            assert configured.status_code == 200, configured.text
+            assert (await env.client.post("/api/v2/webhooks/test")).status_code == 202
+            await drive(env, clock)
+            assert [d.status for d in await deliveries(env)] == ["succeeded"]
+            assert len(receiver.received) == 1
+            assert dns.lookups == 2
+    finally:
+        await receiver.stop()
+
+
+async def test_two_host_names_at_one_address_do_not_share_a_connection(
+    clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A connection is opened, and its TLS verified, for one name: another name's webhook must
+    # not travel over it, though both names resolve to the same address.
+    receiver = Receiver()
+    await receiver.start()
+    monkeypatch.setattr(destinations, "resolve", Resolver(["127.0.0.1"]))
+    try:
+        async with isolated("wh") as env:
+            worker = webhook_worker(env.app.state.settings, env.app.state.session_factory)
+            async with worker.http_client() as client:
+                for name in ("alpha.invalid", "beta.invalid"):
+                    url = f"http://{name}:{receiver.port}/hooks"
+                    await env.client.put("/api/v2/company/configuration", json={"WebhookUrl": url})
+                    assert (await env.client.post("/api/v2/webhooks/test")).status_code == 202
+                    await worker.run_once(client)
+            first, second = receiver.received
+            assert (first.headers["host"], second.headers["host"]) == (
+                f"alpha.invalid:{receiver.port}",
+                f"beta.invalid:{receiver.port}",
+            )
+            assert first.peer != second.peer
     finally:
         await receiver.stop()
 

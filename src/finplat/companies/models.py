@@ -6,6 +6,9 @@ from sqlalchemy import Boolean, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from finplat.db.base import Base, BigIntId, Timestamped
+from finplat.sealing.column import SealedString
+
+WEBHOOK_SECRET_PURPOSE = "companies.webhook_secret"  # noqa: S105 - a column name
 
 
 class Company(Timestamped, Base):
@@ -15,8 +18,8 @@ class Company(Timestamped, Base):
     name: Mapped[str] = mapped_column(String(200))
     is_mor: Mapped[bool] = mapped_column(Boolean, default=False)
     webhook_url: Mapped[str | None] = mapped_column(String(2048), default=None)
-    # Kept retrievable (not hashed): outbound webhooks are signed with it.
-    webhook_secret: Mapped[str] = mapped_column(String(128))
+    # Kept retrievable (not hashed), since outbound webhooks are signed with it, but sealed.
+    webhook_secret: Mapped[str] = mapped_column(SealedString(255, purpose=WEBHOOK_SECRET_PURPOSE))
     # Set when the endpoint answered 410 Gone; cleared when a URL is configured again.
     webhook_disabled_at: Mapped[datetime | None] = mapped_column(default=None)
     # The card provider new users are provisioned with after identity verification.

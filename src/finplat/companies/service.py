@@ -13,7 +13,10 @@ from finplat.companies import repository
 from finplat.companies.models import Company
 from finplat.errors import NotFound, ValidationFailed
 from finplat.events.destinations import check_webhook_url
+from finplat.sealing.engines import keyring_of
 from finplat.tiers import service as tiers
+
+RESEAL_BATCH = 500
 
 
 @dataclass(frozen=True)
@@ -154,3 +157,11 @@ async def update_configuration(
         company.webhook_secret = new_secret
     await session.flush()
     return company, new_secret
+
+
+async def reseal_secrets(session: AsyncSession) -> int:
+    """Seal again, with the current `FINPLAT_SECRET_KEY`, the webhook secrets a previous key
+    sealed (a batch per call), so that after a rotation the previous key can be retired."""
+    return await repository.reseal_webhook_secrets(
+        session, current_prefix=keyring_of(session).current_prefix, limit=RESEAL_BATCH
+    )

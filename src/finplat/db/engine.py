@@ -16,6 +16,7 @@ from sqlalchemy.ext.asyncio import (
 
 from finplat.config import Settings
 from finplat.db.prepared import STATEMENT_LIFETIME_SECONDS
+from finplat.sealing import engines as sealing
 
 
 def ensure_sqlite_directory(database_url: str) -> None:
@@ -26,6 +27,13 @@ def ensure_sqlite_directory(database_url: str) -> None:
 
 
 def create_engine(settings: Settings) -> AsyncEngine:
+    """The database engine, with the keyring its sealed columns are read and written with."""
+    engine = _create_engine(settings)
+    sealing.register(engine, settings.secret_keyring())
+    return engine
+
+
+def _create_engine(settings: Settings) -> AsyncEngine:
     url = make_url(settings.database_url)
     # hide_parameters keeps personal data (emails, phones) out of SQL error messages and logs.
     # No pre-ping: it cost three round trips per checkout (BEGIN, a ping, ROLLBACK), on every

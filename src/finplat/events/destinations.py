@@ -2,9 +2,10 @@
 
 Checked when a URL is configured and again before every delivery, against every address the
 host resolves to, so a name that later resolves to a private or metadata address is refused.
-A delivery then connects to an address it checked (`Destination`), never to a second lookup
-of the name: a DNS answer that changes between the check and the connection (DNS rebinding)
-cannot send a signed event to an internal address.
+A delivery then connects to an address it checked (`Destination`, through
+`events.delivery_client`), never to a second lookup of the name: a DNS answer that changes
+between the check and the connection (DNS rebinding) cannot send a signed event to an internal
+address.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import ipaddress
 import re
 import socket
 from dataclasses import dataclass
-from urllib.parse import SplitResult, urlsplit
+from urllib.parse import urlsplit
 
 from finplat.errors import ValidationFailed
 
@@ -92,24 +93,6 @@ class Destination:
     host: str
     port: int
     addresses: tuple[str, ...]  # IPv4 first, in resolver order
-
-    def via(self, address: str) -> str:
-        """The URL with its host replaced by `address` (the connection goes there)."""
-        parts = urlsplit(self.url)
-        literal = f"[{address}]" if ":" in address else address
-        return SplitResult(
-            parts.scheme, f"{literal}:{self.port}", parts.path, parts.query, ""
-        ).geturl()
-
-    @property
-    def host_header(self) -> str:
-        default = default_port(urlsplit(self.url).scheme)
-        return self.host if self.port == default else f"{self.host}:{self.port}"
-
-    @property
-    def extensions(self) -> dict[str, str]:
-        """TLS is negotiated and verified for the host name, not the address."""
-        return {"sni_hostname": self.host}
 
 
 async def vetted_destination(url: str, *, allow_loopback: bool) -> Destination:

@@ -1,14 +1,16 @@
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated
 
 from fastapi import Path, Query, status
 
 from finplat.errors import error_responses
 from finplat.events import service
 from finplat.events.schemas import (
+    DELIVERY_STATES,
     DeliveryPage,
     DeliveryResponse,
+    DeliveryStatus,
     EventPage,
     EventResponse,
     TestEventResponse,
@@ -25,7 +27,6 @@ EventIdPath = Annotated[str, Path(pattern=EVENT_ID_PATTERN, description="The eve
 DeliveryIdPath = Annotated[
     str, Path(pattern=DELIVERY_ID_PATTERN, description="The delivery's `Id`.")
 ]
-DeliveryStatus = Literal["pending", "succeeded", "failed", "endpoint_disabled"]
 
 
 @router.get(
@@ -75,7 +76,10 @@ async def list_deliveries(
     session: DbSession,
     principal: CurrentPrincipal,
     page: PageParams,
-    status_: Annotated[DeliveryStatus | None, Query(alias="status")] = None,
+    status_: Annotated[
+        DeliveryStatus | None,
+        Query(alias="status", description="Only deliveries in this state. " + DELIVERY_STATES),
+    ] = None,
     eventId: Annotated[str | None, Query(pattern=EVENT_ID_PATTERN)] = None,
 ) -> DeliveryPage:
     result = await service.list_deliveries(
@@ -84,13 +88,34 @@ async def list_deliveries(
     return DeliveryPage.of(result, page, DeliveryResponse.of)
 
 
+@router.get(
+    "/api/v2/webhooks/deliveries/{deliveryId}",
+    response_model=DeliveryResponse,
+    summary="Get a webhook delivery",
+    description="One delivery by its `Id` (the `X-Service-Webhook-Id` of its attempts).",
+    responses=error_responses(400, 404),
+)
+async def get_delivery(
+    deliveryId: DeliveryIdPath, session: DbSession, principal: CurrentPrincipal
+) -> DeliveryResponse:
+    delivery = await service.get_delivery(
+        session, company_id=principal.company_id, delivery_id=deliveryId
+    )
+    return DeliveryResponse.of(delivery)
+
+
 @router.post(
     "/api/v2/webhooks/deliveries/{deliveryId}/retry",
     response_model=DeliveryResponse,
     status_code=status.HTTP_202_ACCEPTED,
-    summary="Retry a failed delivery",
-    description="Queues a failed or disabled delivery for an immediate attempt with a fresh "
-    "attempt budget; the webhook id and body stay the same.",
+    summary="Send a delivery now",
+    description="A `failed` or `endpoint_disabled` delivery is queued for an immediate attempt "
+    "with a fresh attempt budget (`pending`, `Attempts` 0). A `retrying` delivery is made due "
+    "now instead of at `NextAttemptAt` and keeps its attempt count (if this attempt fails "
+    "too, the schedule continues). Either way the next worker pass sends it, with the same "
+    "webhook id and body. 409 `WEBHOOK_DELIVERY_NOT_RETRYABLE` for a delivery that succeeded "
+    "or is already due (`pending`, or a `retrying` one already queued or being sent); 409 "
+    "`WEBHOOK_ENDPOINT_NOT_CONFIGURED` while no enabled endpoint is configured.",
     responses=error_responses(400, 404, 409),
 )
 async def retry_delivery(

@@ -13,10 +13,17 @@ from finplat.db.dialect import for_update, is_postgresql
 from finplat.db.repository import CompanyRepository
 from finplat.events.models import Event, WebhookAttempt, WebhookDelivery
 
+# A delivery's states. `pending`: queued, not yet attempted (since creation or a manual retry
+# of a failed one); `retrying`: an attempt failed and the next is scheduled (`next_attempt_at`);
+# `succeeded`: acknowledged with a 2xx; `failed`: given up (a permanent failure or the last
+# attempt); `endpoint_disabled`: parked while a 410 has the endpoint disabled.
 PENDING = "pending"
+RETRYING = "retrying"
 SUCCEEDED = "succeeded"
 FAILED = "failed"
 ENDPOINT_DISABLED = "endpoint_disabled"
+# The states the worker sends, when `next_attempt_at` has come.
+QUEUED = (PENDING, RETRYING)
 
 
 class EventRepository(CompanyRepository[Event]):
@@ -65,7 +72,7 @@ async def claim_due(
     stmt = (
         select(WebhookDelivery.id)
         .where(
-            WebhookDelivery.status == PENDING,
+            WebhookDelivery.status.in_(QUEUED),
             WebhookDelivery.next_attempt_at <= now,
             or_(WebhookDelivery.locked_until.is_(None), WebhookDelivery.locked_until <= now),
         )
@@ -149,7 +156,7 @@ async def disable_endpoint(session: AsyncSession, *, company_id: int, now: datet
     )
     await session.execute(
         update(WebhookDelivery)
-        .where(WebhookDelivery.company_id == company_id, WebhookDelivery.status == PENDING)
+        .where(WebhookDelivery.company_id == company_id, WebhookDelivery.status.in_(QUEUED))
         .values(status=ENDPOINT_DISABLED, next_attempt_at=None),
         execution_options={"synchronize_session": False},
     )

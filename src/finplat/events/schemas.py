@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from decimal import Decimal
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal, cast
 
 from pydantic import Field, PlainSerializer
 
@@ -23,14 +23,33 @@ def _exact_amounts(value: Any) -> Any:
     return value
 
 
+DeliveryStatus = Literal["pending", "retrying", "succeeded", "failed", "endpoint_disabled"]
+DELIVERY_STATES = (
+    "`pending`: queued and not attempted yet (a new delivery, or a failed one retried by "
+    "hand); `retrying`: an attempt failed (`LastStatusCode` or `LastError` say why) and the "
+    "next one is scheduled for `NextAttemptAt`; `succeeded`: the endpoint answered 2xx "
+    "(`DeliveredAt`); `failed`: given up, after a permanent failure (a 4xx other than 408, "
+    "410 and 429) or when the last of the 16 attempts failed; `endpoint_disabled`: parked "
+    "because the endpoint answered 410 Gone and is disabled until a URL is configured again."
+)
+
+
 class DeliveryResponse(ResponseModel):
     Id: str = Field(description="Stable across attempts: `X-Service-Webhook-Id` / `webhook-id`.")
     EventId: str
-    Status: str = Field(description="pending, succeeded, failed or endpoint_disabled.")
-    Attempts: int
-    NextAttemptAt: datetime | None
-    LastStatusCode: int | None
-    LastError: str | None
+    Status: DeliveryStatus = Field(description=DELIVERY_STATES)
+    Attempts: int = Field(description="Attempts made since the delivery was (re)queued.")
+    NextAttemptAt: datetime | None = Field(
+        description="When the next attempt is due (`pending` and `retrying` only)."
+    )
+    LastStatusCode: int | None = Field(
+        description="The HTTP status of the last attempt (null when it got no answer)."
+    )
+    LastError: str | None = Field(
+        description="Why the last attempt did not deliver: the status the endpoint answered, "
+        "a timeout, a network error or an address refused. Null until an attempt fails and "
+        "after a 2xx."
+    )
     LastAttemptAt: datetime | None
     DeliveredAt: datetime | None
     CreatedAt: datetime
@@ -40,7 +59,7 @@ class DeliveryResponse(ResponseModel):
         return cls(
             Id=delivery.id,
             EventId=delivery.event_id,
-            Status=delivery.status,
+            Status=cast(DeliveryStatus, delivery.status),
             Attempts=delivery.attempts,
             NextAttemptAt=delivery.next_attempt_at,
             LastStatusCode=delivery.last_status_code,

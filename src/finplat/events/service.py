@@ -39,7 +39,10 @@ class WebhookEndpointNotConfigured(Conflict):
 
 class DeliveryNotRetryable(Conflict):
     code = "WEBHOOK_DELIVERY_NOT_RETRYABLE"
-    message = "Only failed or disabled deliveries can be retried."
+    message = (
+        "Only a failed, disabled or retrying delivery can be retried; this one succeeded or "
+        "is already due for an attempt now."
+    )
 
 
 async def record(
@@ -126,18 +129,28 @@ async def get_delivery(
 async def retry_delivery(
     session: AsyncSession, *, company_id: int, delivery_id: str
 ) -> WebhookDelivery:
-    """Queue a failed or disabled delivery again, now, with a fresh attempt budget; the
-    webhook id and the body bytes stay the same. The delivery is read under its lock: of
-    parallel retries one queues it and the others find it queued (409)."""
+    """Send a delivery now; the webhook id and the body bytes stay the same.
+
+    A failed or disabled delivery is queued again with a fresh attempt budget. A retrying one
+    is made due now and keeps its attempt count, so the schedule continues from there if this
+    attempt fails too. A delivery that succeeded, or is already due (new, just queued, or being
+    sent), is 409. The delivery is read under its lock: of parallel retries one queues it and
+    the others find it due (409)."""
     delivery = await get_delivery(
         session, company_id=company_id, delivery_id=delivery_id, lock=True
     )
     await _require_endpoint(session, company_id)
-    if delivery.status not in (repository.FAILED, repository.ENDPOINT_DISABLED):
+    now = utcnow()
+    if delivery.status in (repository.FAILED, repository.ENDPOINT_DISABLED):
+        delivery.status = repository.PENDING
+        delivery.attempts = 0
+    elif not (
+        delivery.status == repository.RETRYING
+        and delivery.next_attempt_at is not None
+        and delivery.next_attempt_at > now
+    ):
         raise DeliveryNotRetryable()
-    delivery.status = repository.PENDING
-    delivery.attempts = 0
-    delivery.next_attempt_at = utcnow()
+    delivery.next_attempt_at = now
     await session.flush()
     return delivery
 

@@ -28,7 +28,8 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from finplat.db.unit_of_work import unit_of_work
 from finplat.errors import ApiError
 from finplat.events import repository, schedule
-from finplat.events.destinations import Destination, vetted_destination
+from finplat.events.delivery_client import DeliveryClient
+from finplat.events.destinations import vetted_destination
 from finplat.kit.clock import pause, utcnow
 from finplat.kit.signing import service_signature, standard_signature
 
@@ -69,7 +70,7 @@ def classify(result: AttemptResult, attempt: int, now: datetime) -> dict[str, An
             attempt, retry_after=result.retry_after if code in (429, 503) else None
         )
         if delay is not None:
-            return {"status": repository.PENDING, "next_attempt_at": now + delay}
+            return {"status": repository.RETRYING, "next_attempt_at": now + delay}
     return {"status": repository.FAILED, "next_attempt_at": None}
 
 
@@ -89,10 +90,8 @@ class WebhookWorker:
         self.lease = lease
         self.batch_size = batch_size
 
-    def http_client(self) -> httpx.AsyncClient:
-        return httpx.AsyncClient(
-            timeout=self.timeout, follow_redirects=False, headers={"user-agent": USER_AGENT}
-        )
+    def http_client(self) -> DeliveryClient:
+        return DeliveryClient(timeout=self.timeout, headers={"user-agent": USER_AGENT})
 
     async def run_forever(self, stop: asyncio.Event, *, poll_seconds: float = 1.0) -> None:
         async with self.http_client() as client:
@@ -105,7 +104,7 @@ class WebhookWorker:
                 if sent == 0:
                     await pause(stop, poll_seconds)
 
-    async def run_once(self, client: httpx.AsyncClient) -> int:
+    async def run_once(self, client: DeliveryClient) -> int:
         """Lease and send one batch of due deliveries; returns how many were attempted."""
         token = secrets.token_hex(16)
         now = utcnow()
@@ -118,7 +117,7 @@ class WebhookWorker:
         await asyncio.gather(*(self._deliver(client, token, row) for row in due))
         return len(due)
 
-    async def _deliver(self, client: httpx.AsyncClient, token: str, row: dict[str, Any]) -> None:
+    async def _deliver(self, client: DeliveryClient, token: str, row: dict[str, Any]) -> None:
         attempt = int(row["attempts"]) + 1
         url: str | None = row["webhook_url"]
         if not url or row["webhook_disabled_at"] is not None:
@@ -132,7 +131,7 @@ class WebhookWorker:
 
     async def _post(
         self,
-        client: httpx.AsyncClient,
+        client: DeliveryClient,
         url: str,
         body: bytes,
         delivery_id: str,
@@ -157,46 +156,16 @@ class WebhookWorker:
             "webhook-signature": standard_signature(secret, delivery_id, unix, body),
         }
         try:
-            response = await self._send(client, destination, body, headers)
+            # To the checked addresses only (the next one when a connection is refused),
+            # never to a fresh lookup of the name.
+            response = await client.post(destination, content=body, headers=headers)
         except httpx.TimeoutException:
             return AttemptResult(None, "timeout", None, _ms(started))
         except httpx.HTTPError as exc:
             return AttemptResult(None, f"network error: {type(exc).__name__}", None, _ms(started))
-        return AttemptResult(response.status_code, None, _retry_after(response, now), _ms(started))
-
-    async def _send(
-        self,
-        client: httpx.AsyncClient,
-        destination: Destination,
-        body: bytes,
-        headers: dict[str, str],
-    ) -> httpx.Response:
-        """POST to the checked addresses in turn (the next one only when a connection cannot
-        be made), never to a fresh lookup of the host name."""
-        headers = {**headers, "host": destination.host_header}
-        *others, last = destination.addresses
-        for address in others:
-            try:
-                return await self._post_to(client, destination, address, body, headers)
-            except httpx.ConnectError:
-                continue
-        return await self._post_to(client, destination, last, body, headers)
-
-    async def _post_to(
-        self,
-        client: httpx.AsyncClient,
-        destination: Destination,
-        address: str,
-        body: bytes,
-        headers: dict[str, str],
-    ) -> httpx.Response:
-        return await client.post(
-            destination.via(address),
-            content=body,
-            headers=headers,
-            extensions=destination.extensions,
-            timeout=self.timeout,
-        )
+        code = response.status_code
+        error = None if 200 <= code < 300 else f"the endpoint answered HTTP {code}"
+        return AttemptResult(code, error, _retry_after(response, now), _ms(started))
 
     async def _finish(
         self,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Annotated
 
 from fastapi import Header, Request
@@ -27,8 +28,14 @@ class CallbackReceipt(BaseModel):
     response_model=CallbackReceipt,
     summary="Receive a provider callback",
     description="For providers, not partners. The body is `{id, type, companyId, createdAt, "
-    "data}`; `X-Provider-Signature` is the hex HMAC-SHA256 of the exact body with the "
-    "provider callback secret (401 when it does not match). Each event id is processed "
+    "data}`. `X-Provider-Timestamp` is the Unix time in whole seconds the callback was "
+    "signed at, and `X-Provider-Signature` the lowercase hex HMAC-SHA256, keyed by the "
+    "provider callback secret, of the timestamp header's exact value, a `.` and the exact "
+    "body (`hex(HMAC(secret, timestamp + '.' + body))`). A missing or malformed timestamp is "
+    "401 `INVALID_CALLBACK_TIMESTAMP`, a signature that does not match 401 "
+    "`INVALID_CALLBACK_SIGNATURE`, and a timestamp more than "
+    "`FINPLAT_PROVIDER_CALLBACK_TOLERANCE_SECONDS` (300 by default) from the platform's "
+    "clock, either way, 401 `CALLBACK_TIMESTAMP_OUT_OF_TOLERANCE`. Each event id is processed "
     "once; a repeat is acknowledged with `Duplicate` true. A body the platform cannot read "
     "or store is 400 `MALFORMED_CALLBACK` (with `ValidationErrors`); one that contradicts "
     "what was already received (a `payment.received` repeating a `paymentId` with another "
@@ -48,6 +55,7 @@ async def receive_callback(
     provider: ExternalProvider,
     request: Request,
     signature: Annotated[str | None, Header(alias=inbound.SIGNATURE_HEADER)] = None,
+    timestamp: Annotated[str | None, Header(alias=inbound.TIMESTAMP_HEADER)] = None,
 ) -> CallbackReceipt:
     settings: Settings = request.app.state.settings
     if not settings.provider_callback_secret:
@@ -60,6 +68,8 @@ async def receive_callback(
         provider=provider,
         body=await request.body(),
         signature=signature,
+        timestamp=timestamp,
         secret=settings.provider_callback_secret,
+        tolerance=timedelta(seconds=settings.provider_callback_tolerance_seconds),
     )
     return CallbackReceipt(Received=True, EventId=receipt.event_id, Duplicate=receipt.duplicate)

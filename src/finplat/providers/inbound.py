@@ -4,8 +4,12 @@ A real provider's webhook (through `POST /api/v2/providers/{provider}/callbacks`
 sandbox providers' callbacks (through `sandbox_delivery`) both end in `receive`.
 
 Wire format: the body is `{"id", "type", "companyId", "createdAt", "data"}`; the header
-`X-Provider-Signature` is the lowercase hex HMAC-SHA256 of the exact body with the provider
-callback secret.
+`X-Provider-Timestamp` is the Unix time (whole seconds) the provider signed it at, and
+`X-Provider-Signature` the lowercase hex HMAC-SHA256, keyed by the provider callback secret, of
+that header's exact value, a `.` and the exact body (Stripe's scheme). A callback without a
+timestamp, or signed further from the platform's clock than the tolerance (5 minutes by
+default) either way, is refused: a captured callback cannot be replayed after the tolerance,
+and within it the event id de-duplicates.
 
 A signed body is still outside input: the envelope is validated before anything is written
 (`id` and `type` one-line text within their columns, `companyId` an id in range, no NUL in any
@@ -18,8 +22,10 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Annotated, Any
 
 import structlog
@@ -39,6 +45,9 @@ from finplat.providers.callbacks import ProviderCallback
 from finplat.providers.names import ExternalProvider
 
 SIGNATURE_HEADER = "X-Provider-Signature"
+TIMESTAMP_HEADER = "X-Provider-Timestamp"
+DEFAULT_TOLERANCE = timedelta(minutes=5)
+_TIMESTAMP = re.compile(r"[0-9]{1,12}")
 log = structlog.get_logger("finplat.providers.inbound")
 
 Handler = Callable[[AsyncSession, int, dict[str, Any]], Awaitable[None]]
@@ -48,6 +57,19 @@ _HANDLERS: dict[tuple[str, str], Handler] = {}
 class InvalidCallbackSignature(Unauthorized):
     code = "INVALID_CALLBACK_SIGNATURE"
     message = "The callback signature does not match its body."
+
+
+class InvalidCallbackTimestamp(Unauthorized):
+    code = "INVALID_CALLBACK_TIMESTAMP"
+    message = (
+        f"{TIMESTAMP_HEADER} is required: the Unix time in whole seconds the callback was "
+        "signed at, signed with the body."
+    )
+
+
+class StaleCallback(Unauthorized):
+    code = "CALLBACK_TIMESTAMP_OUT_OF_TOLERANCE"
+    message = "The callback was signed too long ago, or too far in the future, to be accepted."
 
 
 class MalformedCallback(ValidationFailed):
@@ -65,8 +87,34 @@ def handler(provider: str, type_: str) -> Callable[[Handler], Handler]:
     return register
 
 
-def sign(secret: str, body: bytes) -> str:
-    return hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
+def sign(secret: str, timestamp: str, body: bytes) -> str:
+    """The signature of `body` sent at `timestamp` (the header's exact text)."""
+    signed = timestamp.encode() + b"." + body
+    return hmac.new(secret.encode(), signed, hashlib.sha256).hexdigest()
+
+
+def signature_headers(secret: str, body: bytes) -> dict[str, str]:
+    """The headers a provider sends with `body` now."""
+    timestamp = str(int(utcnow().timestamp()))
+    return {TIMESTAMP_HEADER: timestamp, SIGNATURE_HEADER: sign(secret, timestamp, body)}
+
+
+def verify(
+    secret: str,
+    body: bytes,
+    *,
+    signature: str | None,
+    timestamp: str | None,
+    tolerance: timedelta,
+) -> None:
+    """Refuse a callback whose signature does not match its timestamp and body, or whose
+    timestamp is outside `tolerance` of now (either way)."""
+    if timestamp is None or not _TIMESTAMP.fullmatch(timestamp):
+        raise InvalidCallbackTimestamp()
+    if signature is None or not hmac.compare_digest(signature, sign(secret, timestamp, body)):
+        raise InvalidCallbackSignature()
+    if abs(utcnow().timestamp() - int(timestamp)) > tolerance.total_seconds():
+        raise StaleCallback()
 
 
 def render(*, event_id: str, type_: str, company_id: int, created_at: str, data: str) -> bytes:
@@ -137,7 +185,9 @@ async def receive(
     provider: ExternalProvider,
     body: bytes,
     signature: str | None,
+    timestamp: str | None,
     secret: str,
+    tolerance: timedelta = DEFAULT_TOLERANCE,
 ) -> Receipt:
     """Verify, record and apply one callback, in one transaction.
 
@@ -145,8 +195,7 @@ async def receive(
     stays and the provider's retry processes it again; once committed, any repeat of the same
     event id is acknowledged without effect.
     """
-    if signature is None or not hmac.compare_digest(signature, sign(secret, body)):
-        raise InvalidCallbackSignature()
+    verify(secret, body, signature=signature, timestamp=timestamp, tolerance=tolerance)
     parsed = _parse(body)
     async with unit_of_work(factory) as session:
         inserted = (

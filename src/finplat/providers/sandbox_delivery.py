@@ -70,12 +70,14 @@ async def _deliver_batch(
             created_at=timestamp(callback.created_at),
             data=callback.payload,
         )
+        headers = inbound.signature_headers(secret, body)
         try:
             await inbound.receive(
                 factory,
                 provider=ExternalProvider(callback.provider),
                 body=body,
-                signature=inbound.sign(secret, body),
+                signature=headers[inbound.SIGNATURE_HEADER],
+                timestamp=headers[inbound.TIMESTAMP_HEADER],
                 secret=secret,
             )
         except Exception as exc:
