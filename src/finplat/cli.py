@@ -19,7 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from finplat import server
 from finplat.auth.principal import authenticate
 from finplat.companies import service as companies
-from finplat.config import get_settings
+from finplat.config import MissingSecretKey, get_settings
 from finplat.db.engine import create_engine, create_session_factory
 from finplat.db.migrate import upgrade_to_head
 from finplat.db.unit_of_work import unit_of_work
@@ -30,6 +30,7 @@ from finplat.observability import configure_logging
 from finplat.providers.registry import build_providers
 from finplat.reconciliation import service as reconciliation
 from finplat.reconciliation.report import ReconciliationReport
+from finplat.sealing.keyring import InvalidSecretKey
 
 T = TypeVar("T")
 
@@ -345,3 +346,7 @@ def main() -> None:
         app()
     except KeyboardInterrupt:
         sys.exit(130)
+    except (MissingSecretKey, InvalidSecretKey) as error:
+        # A configuration error: one line naming the variable, never a traceback.
+        typer.echo(f"error: {error}", err=True)
+        sys.exit(2)
