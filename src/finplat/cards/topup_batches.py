@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import enum
 import random
 from collections import deque
 from collections.abc import Sequence
@@ -65,10 +66,18 @@ class TopupOrder:
     fingerprint: str  # of the request, as `idempotency.fingerprint` makes it
 
 
+class HandedBack(enum.Enum):
+    """Why `TopupBatches.submit` gives a request back to its own path: nothing was written
+    for it, or its key already holds a reservation the route resumes from."""
+
+    UNTOUCHED = "untouched"
+    RESERVED = "reserved"
+
+
 @dataclass(slots=True)
 class _Waiting:
     order: TopupOrder
-    answer: asyncio.Future[bytes | None]
+    answer: asyncio.Future[bytes | HandedBack]
     reservation: repository.Reservation | None = field(default=None)
     reserved: repository.Reserved | None = None  # its funding and transfer, once reserved
     provider: str = ""  # the card's provider and its id there, once read
@@ -76,8 +85,14 @@ class _Waiting:
     body: bytes | None = None  # the response, once the top-up is posted
 
     def settle(self) -> None:
-        if not self.answer.done():
+        if self.answer.done():
+            return
+        if self.body is not None:
             self.answer.set_result(self.body)
+        elif self.reserved is not None:
+            self.answer.set_result(HandedBack.RESERVED)
+        else:
+            self.answer.set_result(HandedBack.UNTOUCHED)
 
 
 @dataclass
@@ -113,8 +128,8 @@ class TopupBatches:
         self._tasks: set[asyncio.Task[None]] = set()  # (the loop keeps only weak references)
         self.stats = TopupBatchStats()
 
-    async def submit(self, order: TopupOrder) -> bytes | None:
-        """The top-up's response body, or None: hand the request to its own path."""
+    async def submit(self, order: TopupOrder) -> bytes | HandedBack:
+        """The top-up's response body, or why the request goes to its own path."""
         waiting = _Waiting(order, asyncio.get_running_loop().create_future())
         self._waiting.append(waiting)
         if len(self._waiting) >= self._batch_size:
@@ -488,4 +503,4 @@ class _MasterShards:
         return shard
 
 
-__all__ = ["TopupBatchStats", "TopupBatches", "TopupOrder", "render"]
+__all__ = ["HandedBack", "TopupBatchStats", "TopupBatches", "TopupOrder", "render"]

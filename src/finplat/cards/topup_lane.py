@@ -29,7 +29,7 @@ from finplat import json_body
 from finplat.asgi_response import send_json
 from finplat.auth.key_store import ApiKeyStore
 from finplat.cards import funding
-from finplat.cards.topup_batches import TopupBatches, TopupOrder
+from finplat.cards.topup_batches import HandedBack, TopupBatches, TopupOrder
 from finplat.cards.topup_batches_repository import TOPUP_PATH
 from finplat.idempotency import service as idempotency
 from finplat.kit.money import ExcessPrecision, to_minor
@@ -83,11 +83,11 @@ class TopupLane:
             return
         state[RATE_COUNTED] = CountedRequest(order.api_key_id, None)
         answer = await batches.submit(order)
-        if answer is None:
-            if b"idempotency-key" not in headers:
-                # A keyless top-up the batch handed back may have been reserved, or loaded,
-                # under the key the edge gave it: the route resumes it under that key, so it
-                # is never made twice.
+        if isinstance(answer, HandedBack):
+            if answer is HandedBack.RESERVED and b"idempotency-key" not in headers:
+                # A keyless top-up the batch reserved (and may have loaded) under the key the
+                # edge gave it: the route resumes it under that key, so it is never made
+                # twice. One it never reserved stays keyless, as the route runs it.
                 scope["headers"] = [
                     *scope["headers"],
                     (b"idempotency-key", order.idempotency_key.encode()),

@@ -197,6 +197,19 @@ async def test_two_identical_keyless_top_ups_are_two_top_ups(
 
 
 @postgresql
+async def test_a_keyless_top_up_a_batch_never_reserved_stays_keyless(
+    api: httpx.AsyncClient, app: FastAPI, tenant: Tenant
+) -> None:
+    await batchable_card(api)
+    await left_to_route(app, topup(api, {"Id": 999_999}, 10), 404, "CARD_NOT_FOUND")
+    async with app.state.session_factory() as session:
+        keys = await session.execute(
+            select(IdempotencyKey.key).where(IdempotencyKey.company_id == tenant.company_id)
+        )
+        assert [k for k in keys.scalars() if k.startswith("nokey-")] == []
+
+
+@postgresql
 async def test_a_keyless_top_up_a_batch_hands_back_after_loading_it_loads_once(
     api: httpx.AsyncClient, app: FastAPI, monkeypatch: pytest.MonkeyPatch
 ) -> None:
