@@ -82,6 +82,13 @@ class CardStateConflict(Conflict):
     code = "CARD_STATE_CONFLICT"
 
 
+class CardControlSuperseded(Conflict):
+    """A control the provider applied and then overtook with a later change to the card
+    before its answer came back: the card is not as the request asked."""
+
+    code = "CARD_CONTROL_SUPERSEDED"
+
+
 class PinTooSimple(Conflict):
     code = "CARD_PIN_TOO_SIMPLE"
     message = "The PIN is too easy to guess: no six equal digits and no consecutive run."
@@ -92,6 +99,14 @@ class PinTooSimple(Conflict):
 
 def _state(card: Card, message: str) -> CardStateConflict:
     return CardStateConflict(f"{message} (the card is {card.status}).")
+
+
+def _superseded(card: Card, control: str, now: str) -> CardControlSuperseded:
+    return CardControlSuperseded(
+        f"A later change to the card decided its state: {now}. This {control} did not take "
+        "effect; send it again if it is still wanted.",
+        details=json.dumps({"status": card.status, "autoLockEnabled": card.auto_lock_enabled}),
+    )
 
 
 async def holder_account_id(
@@ -440,9 +455,22 @@ async def _at_provider(
     return answer, fresh
 
 
+# What the partner asked for with each status change: its control and the status wanted.
+_ASKED = {
+    CardAction.FREEZE: ("freeze", S.FROZEN),
+    CardAction.UNFREEZE: ("enable", S.ACTIVE),
+    CardAction.ACTIVATE: ("activation", S.ACTIVE),
+    CardAction.UNBLOCK: ("enable", S.ACTIVE),
+}
+
+
 async def _change(
     session: AsyncSession, providers: Providers, card: Card, action: CardAction
 ) -> Card:
+    """Change the card's status at its provider. An answer overtaken by a later change to the
+    card (`funding.take_control_answer`) is 409 `CARD_CONTROL_SUPERSEDED` unless the card is
+    in the status asked all the same: the partner must not read 200 as "frozen" for a card
+    the later change left active."""
     company_id = card.company_id
     changed, fresh = await _at_provider(
         session,
@@ -453,7 +481,9 @@ async def _change(
             company_id=company_id, card_id=ref, action=action
         ),
     )
-    funding.take_control_answer(fresh, changed)
+    control, wanted = _ASKED[action]
+    if not funding.take_control_answer(fresh, changed) and fresh.status != wanted:
+        raise _superseded(fresh, control, f"the card is {fresh.status}")
     await session.flush()
     return fresh
 
@@ -520,7 +550,9 @@ async def set_auto_lock(
     """The provider enforces auto-lock (it locks the card after each approved purchase and
     declines `AUTO_LOCKED` until `enable`); the platform keeps the flag as the provider's
     answer gives it, ordered with the answers to the card's other controls
-    (`funding.take_control_answer`), so a slow answer never undoes a later setting."""
+    (`funding.take_control_answer`), so a slow answer never undoes a later setting. A setting
+    so overtaken is 409 `CARD_CONTROL_SUPERSEDED` when the card's auto-lock ended up
+    otherwise."""
     card.refuse_if_cancelled()
     company_id = card.company_id
     answer, fresh = await _at_provider(
@@ -532,7 +564,9 @@ async def set_auto_lock(
             company_id=company_id, card_id=ref, enabled=enabled
         ),
     )
-    funding.take_control_answer(fresh, answer)
+    if not funding.take_control_answer(fresh, answer) and fresh.auto_lock_enabled != enabled:
+        now = "auto-lock is on" if fresh.auto_lock_enabled else "auto-lock is off"
+        raise _superseded(fresh, "auto-lock setting", now)
     await session.flush()
     return fresh
 
