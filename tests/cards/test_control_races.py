@@ -125,6 +125,40 @@ async def test_a_freeze_overtaken_by_a_later_enable_is_refused_and_the_card_stay
         assert (await card_detail(api, card))["Status"] == "ACTIVE"
 
 
+async def test_an_enable_overtaken_by_a_later_freeze_is_refused_and_the_card_stays_frozen(
+    hold_answer: Hold,
+) -> None:
+    async with isolated("controls") as env:
+        api = env.client
+        card = await active_card(api, master=100)
+        assert (await control(api, card, "freeze")).status_code == 200
+        held = hold_answer("change_status", action(CardAction.UNFREEZE))
+        enabled, frozen = await overtaken(
+            control(api, card, "enable"), held, lambda: control(api, card, "freeze")
+        )
+        assert frozen.status_code == 200, frozen.text
+        assert frozen.json()["Status"] == "FROZEN"
+        assert superseded(enabled)["status"] == "FROZEN"
+        assert await _at_provider(env) == "FROZEN"
+        assert (await card_detail(api, card))["Status"] == "FROZEN"
+
+
+async def test_an_enable_sent_while_a_freeze_is_on_its_way_overtakes_it(
+    hold_answer: Hold,
+) -> None:
+    async with isolated("controls") as env:
+        api = env.client
+        card = await active_card(api, master=100)  # active, auto-lock off
+        held = hold_answer("change_status", action(CardAction.FREEZE))
+        frozen, enabled = await overtaken(
+            control(api, card, "freeze"), held, lambda: control(api, card, "enable")
+        )
+        assert enabled.status_code == 200, enabled.text
+        assert superseded(frozen)["status"] == "ACTIVE"
+        assert await _at_provider(env) == "ACTIVE"
+        assert (await card_detail(api, card))["Status"] == "ACTIVE"
+
+
 async def test_a_freeze_overtaken_by_a_change_that_left_the_card_frozen_answers_200(
     hold_answer: Hold,
 ) -> None:

@@ -489,25 +489,26 @@ async def _change(
 
 
 async def freeze(session: AsyncSession, providers: Providers, card: Card) -> Card:
+    """An active card becomes `FROZEN`. A card frozen here is frozen again at the provider
+    too: an enable on its way there may have made it active already, and only the provider's
+    answer orders the two (`_change`)."""
     card.refuse_if_cancelled()
-    if card.status == S.FROZEN:
-        return card
-    if card.status != S.ACTIVE:
+    if card.status not in (S.ACTIVE, S.FROZEN):
         raise _state(card, "Only an active card can be frozen")
     return await _change(session, providers, card, CardAction.FREEZE)
 
 
 async def enable(session: AsyncSession, providers: Providers, card: Card) -> Card:
+    """A frozen card becomes `ACTIVE` and an auto-locked one is unlocked. A card active here
+    is enabled at the provider too (a freeze on its way there may have frozen it already),
+    which also unlocks it; a system-blocked card only once its decline fee is paid."""
     card.refuse_if_cancelled()
     if card.status == S.SYSTEM_BLOCKED:
         if card.outstanding_fee_minor > 0:
             raise CardSystemBlocked()
         return await _change(session, providers, card, CardAction.UNBLOCK)
-    if card.status == S.ACTIVE and not card.auto_lock_enabled:
-        return card
     if card.status not in (S.ACTIVE, S.FROZEN):
         raise _state(card, "Only a frozen card can be enabled")
-    # An active card with auto-lock on may be locked at the provider: enabling unlocks it.
     return await _change(session, providers, card, CardAction.UNFREEZE)
 
 
