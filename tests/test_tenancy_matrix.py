@@ -400,6 +400,7 @@ async def snapshot(session: AsyncSession) -> dict[str, str]:
         rows = (await session.execute(select(table))).all()
         digest = hashlib.sha256(repr(sorted(repr(tuple(r)) for r in rows)).encode()).hexdigest()
         fingerprints[table.name] = digest
+    await session.commit()  # the calls that follow reach providers: none inside a transaction
     return fingerprints
 
 

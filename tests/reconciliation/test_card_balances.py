@@ -45,9 +45,12 @@ async def run(app: FastAPI, company_id: int | None) -> ReconciliationReport:
 
 
 async def _provider_card_id(session: AsyncSession, card: dict[str, Any]) -> str:
+    """The card's id at the provider, read in a transaction of its own: the test may call the
+    provider next, and the sandbox refuses a call while a transaction is open."""
     ref = (
         await session.execute(select(Card.provider_card_id).where(Card.id == card["Id"]))
     ).scalar_one()
+    await session.commit()
     assert ref is not None
     return str(ref)
 

@@ -50,6 +50,7 @@ async def test_a_timed_out_payout_stays_pending_and_is_settled_by_reconciliation
     assert isinstance(banking, SandboxPaymentSimulation)
     tx = await transactions.get(session, company_id=tenant.company_id, transaction_id=payout_id)
     await session.refresh(tx)
+    await session.commit()  # the sandbox refuses a provider call while a transaction is open
     assert tx.provider_reference is not None
     await banking.advance_payment(
         company_id=tenant.company_id,

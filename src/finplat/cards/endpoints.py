@@ -37,6 +37,22 @@ from finplat.routing import CurrentPrincipal, CurrentProviders, DbSession, api_r
 router = api_router(tags=["Cards"])
 
 CONTROL_ERRORS = error_responses(400, 404, 409, 503)
+# The controls whose answers racing controls can overtake (`service.CardControlSuperseded`).
+STATE_CONTROL_ERRORS = {
+    **CONTROL_ERRORS,
+    409: {
+        **CONTROL_ERRORS[409],
+        "description": "Conflict with the card's state. `CARD_CONTROL_SUPERSEDED`: the provider "
+        "applied this change, but a later change to the card (a control sent meanwhile) "
+        "decided its state before this answer came back, and the card is not as asked; "
+        "`Details` gives its `status` and `autoLockEnabled` now. Send the control again if "
+        "it is still wanted.",
+    },
+}
+SUPERSEDED_DOC = (
+    " 409 `CARD_CONTROL_SUPERSEDED` when a later change to the card overtook this one and "
+    "left the card otherwise."
+)
 
 
 async def _response(session: DbSession, card: Card) -> CardResponse:
@@ -194,8 +210,8 @@ async def _card(
     response_model=CardResponse,
     summary="Freeze a card (temporary stop)",
     description="All providers. An active card becomes `FROZEN` (a frozen one stays so); "
-    "409 `CARD_CANCELLED` or `CARD_STATE_CONFLICT` otherwise.",
-    responses=CONTROL_ERRORS,
+    "409 `CARD_CANCELLED` or `CARD_STATE_CONFLICT` otherwise." + SUPERSEDED_DOC,
+    responses=STATE_CONTROL_ERRORS,
 )
 async def cards_freeze(
     cardId: CardIdPath,
@@ -214,8 +230,8 @@ async def cards_freeze(
     summary="Re-enable a card",
     description="A frozen card becomes `ACTIVE`; an auto-locked card is unlocked. A "
     "system-blocked card is rejected with 409 "
-    "`CARD_SYSTEM_BLOCKED` while its decline fee is unpaid.",
-    responses=CONTROL_ERRORS,
+    "`CARD_SYSTEM_BLOCKED` while its decline fee is unpaid." + SUPERSEDED_DOC,
+    responses=STATE_CONTROL_ERRORS,
 )
 async def cards_enable(
     cardId: CardIdPath,
@@ -233,8 +249,8 @@ async def cards_enable(
     response_model=CardResponse,
     summary="Activate a physical card after delivery",
     description="A physical card in `INACTIVE` becomes `ACTIVE`; 409 for virtual cards and "
-    "other statuses.",
-    responses=CONTROL_ERRORS,
+    "other statuses." + SUPERSEDED_DOC,
+    responses=STATE_CONTROL_ERRORS,
 )
 async def cards_activate(
     cardId: CardIdPath,
@@ -273,7 +289,7 @@ AUTO_LOCK_DOC = (
     "With auto-lock on, the card locks itself after each approved purchase: the next "
     "purchases are declined with `AUTO_LOCKED` until the holder unlocks the card with "
     "`POST /api/v2/cards/{cardId}/enable`. Turning auto-lock off also unlocks it. 409 "
-    "`CARD_CANCELLED` for a cancelled card."
+    "`CARD_CANCELLED` for a cancelled card." + SUPERSEDED_DOC
 )
 
 
@@ -291,7 +307,7 @@ def _auto_lock(card: Card) -> CardAutoLockResponseV2:
     response_model=CardAutoLockResponseV2,
     summary="Turn auto-lock on or off",
     description=AUTO_LOCK_DOC,
-    responses=error_responses(400, 404, 409, 503),
+    responses=STATE_CONTROL_ERRORS,
 )
 async def cards_put_auto_lock(
     cardId: CardIdPath,
@@ -310,7 +326,7 @@ async def cards_put_auto_lock(
     response_model=CardAutoLockResponseV2,
     summary="Turn auto-lock on",
     description=AUTO_LOCK_DOC,
-    responses=error_responses(400, 404, 409, 503),
+    responses=STATE_CONTROL_ERRORS,
 )
 async def cards_enable_auto_lock(
     cardId: CardIdPath,
@@ -328,7 +344,7 @@ async def cards_enable_auto_lock(
     response_model=CardAutoLockResponseV2,
     summary="Turn auto-lock off",
     description=AUTO_LOCK_DOC,
-    responses=error_responses(400, 404, 409, 503),
+    responses=STATE_CONTROL_ERRORS,
 )
 async def cards_disable_auto_lock(
     cardId: CardIdPath,

@@ -576,22 +576,23 @@ async def unblock(session: AsyncSession, providers: Providers, card: Card) -> Ca
     return fresh
 
 
-def take_control_answer(card: Card, answer: ProviderCard) -> None:
+def take_control_answer(card: Card, answer: ProviderCard) -> bool:
     """The provider's answer to a control becomes the card's status, balance and auto-lock
     (call with the card's row locked), unless an answer the provider gave later was applied
-    already.
+    already. Whether it was applied.
     Controls racing on one card reach the provider in one order and may get their answers
     back in another (no lock is held across the call): the provider's `updated_at` orders
     them, so a slow answer never puts back the status a later control replaced (a card frozen
     here and active at the provider). A decline-fee block and `CANCELLED` stand whatever the
     answer says (`Card.take_provider_status`)."""
     if card.provider_seen_at is not None and answer.updated_at < card.provider_seen_at:
-        return
+        return False
     card.provider_seen_at = answer.updated_at
     card.take_provider_status(PROVIDER_STATUS[answer.status])
     card.last_balance_minor = answer.balance_minor
     card.auto_lock_enabled = answer.auto_lock
     card.updated_at = utcnow()
+    return True
 
 
 async def change_at_provider(

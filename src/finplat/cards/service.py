@@ -82,6 +82,13 @@ class CardStateConflict(Conflict):
     code = "CARD_STATE_CONFLICT"
 
 
+class CardControlSuperseded(Conflict):
+    """A control the provider applied and then overtook with a later change to the card
+    before its answer came back: the card is not as the request asked."""
+
+    code = "CARD_CONTROL_SUPERSEDED"
+
+
 class PinTooSimple(Conflict):
     code = "CARD_PIN_TOO_SIMPLE"
     message = "The PIN is too easy to guess: no six equal digits and no consecutive run."
@@ -92,6 +99,14 @@ class PinTooSimple(Conflict):
 
 def _state(card: Card, message: str) -> CardStateConflict:
     return CardStateConflict(f"{message} (the card is {card.status}).")
+
+
+def _superseded(card: Card, control: str, now: str) -> CardControlSuperseded:
+    return CardControlSuperseded(
+        f"A later change to the card decided its state: {now}. This {control} did not take "
+        "effect; send it again if it is still wanted.",
+        details=json.dumps({"status": card.status, "autoLockEnabled": card.auto_lock_enabled}),
+    )
 
 
 async def holder_account_id(
@@ -440,9 +455,22 @@ async def _at_provider(
     return answer, fresh
 
 
+# What the partner asked for with each status change: its control and the status wanted.
+_ASKED = {
+    CardAction.FREEZE: ("freeze", S.FROZEN),
+    CardAction.UNFREEZE: ("enable", S.ACTIVE),
+    CardAction.ACTIVATE: ("activation", S.ACTIVE),
+    CardAction.UNBLOCK: ("enable", S.ACTIVE),
+}
+
+
 async def _change(
     session: AsyncSession, providers: Providers, card: Card, action: CardAction
 ) -> Card:
+    """Change the card's status at its provider. An answer overtaken by a later change to the
+    card (`funding.take_control_answer`) is 409 `CARD_CONTROL_SUPERSEDED` unless the card is
+    in the status asked all the same: the partner must not read 200 as "frozen" for a card
+    the later change left active."""
     company_id = card.company_id
     changed, fresh = await _at_provider(
         session,
@@ -453,31 +481,34 @@ async def _change(
             company_id=company_id, card_id=ref, action=action
         ),
     )
-    funding.take_control_answer(fresh, changed)
+    control, wanted = _ASKED[action]
+    if not funding.take_control_answer(fresh, changed) and fresh.status != wanted:
+        raise _superseded(fresh, control, f"the card is {fresh.status}")
     await session.flush()
     return fresh
 
 
 async def freeze(session: AsyncSession, providers: Providers, card: Card) -> Card:
+    """An active card becomes `FROZEN`. A card frozen here is frozen again at the provider
+    too: an enable on its way there may have made it active already, and only the provider's
+    answer orders the two (`_change`)."""
     card.refuse_if_cancelled()
-    if card.status == S.FROZEN:
-        return card
-    if card.status != S.ACTIVE:
+    if card.status not in (S.ACTIVE, S.FROZEN):
         raise _state(card, "Only an active card can be frozen")
     return await _change(session, providers, card, CardAction.FREEZE)
 
 
 async def enable(session: AsyncSession, providers: Providers, card: Card) -> Card:
+    """A frozen card becomes `ACTIVE` and an auto-locked one is unlocked. A card active here
+    is enabled at the provider too (a freeze on its way there may have frozen it already),
+    which also unlocks it; a system-blocked card only once its decline fee is paid."""
     card.refuse_if_cancelled()
     if card.status == S.SYSTEM_BLOCKED:
         if card.outstanding_fee_minor > 0:
             raise CardSystemBlocked()
         return await _change(session, providers, card, CardAction.UNBLOCK)
-    if card.status == S.ACTIVE and not card.auto_lock_enabled:
-        return card
     if card.status not in (S.ACTIVE, S.FROZEN):
         raise _state(card, "Only a frozen card can be enabled")
-    # An active card with auto-lock on may be locked at the provider: enabling unlocks it.
     return await _change(session, providers, card, CardAction.UNFREEZE)
 
 
@@ -520,7 +551,9 @@ async def set_auto_lock(
     """The provider enforces auto-lock (it locks the card after each approved purchase and
     declines `AUTO_LOCKED` until `enable`); the platform keeps the flag as the provider's
     answer gives it, ordered with the answers to the card's other controls
-    (`funding.take_control_answer`), so a slow answer never undoes a later setting."""
+    (`funding.take_control_answer`), so a slow answer never undoes a later setting. A setting
+    so overtaken is 409 `CARD_CONTROL_SUPERSEDED` when the card's auto-lock ended up
+    otherwise."""
     card.refuse_if_cancelled()
     company_id = card.company_id
     answer, fresh = await _at_provider(
@@ -532,7 +565,9 @@ async def set_auto_lock(
             company_id=company_id, card_id=ref, enabled=enabled
         ),
     )
-    funding.take_control_answer(fresh, answer)
+    if not funding.take_control_answer(fresh, answer) and fresh.auto_lock_enabled != enabled:
+        now = "auto-lock is on" if fresh.auto_lock_enabled else "auto-lock is off"
+        raise _superseded(fresh, "auto-lock setting", now)
     await session.flush()
     return fresh
 

@@ -7,8 +7,6 @@ from contextlib import asynccontextmanager
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from finplat.db import open_sessions
-
 
 @asynccontextmanager
 async def unit_of_work(factory: async_sessionmaker[AsyncSession]) -> AsyncIterator[AsyncSession]:
@@ -19,8 +17,7 @@ async def unit_of_work(factory: async_sessionmaker[AsyncSession]) -> AsyncIterat
     """
     async with factory() as session:
         try:
-            with open_sessions.opened(session):
-                yield session
+            yield session
         except BaseException:
             await session.rollback()
             raise

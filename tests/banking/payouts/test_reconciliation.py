@@ -38,6 +38,8 @@ async def _refresh(app: FastAPI, session: AsyncSession, company_id: int, tx_id: 
     await refresh.refresh(session, app.state.providers, tx)
     await session.commit()
     await session.refresh(tx)
+    # The test calls the API next, which calls providers: no transaction may stay open.
+    await session.commit()
     return tx.status
 
 
@@ -75,6 +77,7 @@ async def test_a_create_whose_provider_call_times_out_is_pending_until_the_provi
     banking = app.state.providers.banking
     assert isinstance(banking, SandboxPaymentSimulation)
     tx = await transactions.get(session, company_id=company_id, transaction_id=payout["PayoutId"])
+    await session.commit()  # the sandbox refuses a provider call while a transaction is open
     assert tx.provider_reference is not None
     await banking.advance_payment(
         company_id=company_id, payment_id=tx.provider_reference, status=PaymentStatus.COMPLETED

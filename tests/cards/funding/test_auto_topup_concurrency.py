@@ -1,6 +1,7 @@
 """Automatic top-ups under real parallel requests against PostgreSQL (skipped on SQLite, whose
 single writer makes the races impossible by construction): a rule's monthly limit holds however
-many triggers arrive at once, and a rule set many times at once is set, not a server error."""
+many triggers arrive at once, parallel clearings under a low-balance threshold start one top-up
+for their shortfall, and a rule set many times at once is set, not a server error."""
 
 from __future__ import annotations
 
@@ -16,14 +17,17 @@ from tests.cards.funding.steps import (
     active_card,
     auto_topup_settings,
     card_balance,
+    purchase,
     set_auto_topup,
     set_fees,
+    topup,
 )
 from tests.databases import backend
 from tests.isolated import isolated
 
 pytestmark = pytest.mark.skipif(backend() != "postgresql", reason="PostgreSQL concurrency")
 DEPOSITS = 12
+CLEARINGS = 8
 
 
 async def test_parallel_deposits_top_up_no_more_than_the_monthly_limit() -> None:
@@ -54,6 +58,30 @@ async def test_parallel_deposits_top_up_no_more_than_the_monthly_limit() -> None
         month = (await auto_topup_settings(api, card))["CurrentMonth"]
         assert (month["Count"], month["Amount"]) == (4, 100)
         assert await card_balance(api, card) == Decimal(100)
+        async with env.app.state.session_factory() as session:
+            report = await verify(session)
+            assert report.ok, report.summary()
+
+
+async def test_parallel_clearings_under_the_threshold_start_one_low_balance_top_up() -> None:
+    async with isolated("autotopup", database_pool_size=40, sandbox_latency_ms=20) as env:
+        api = env.client
+        card = await active_card(api, master=1000)
+        await set_fees(api, card)  # no fees
+        assert (await topup(api, card, 50)).status_code == 200
+        rule = await set_auto_topup(
+            api, card, "low-balance", Threshold=50, Amount=100, MonthlyLimit=1000
+        )
+        assert rule.status_code == 200, rule.text
+        # Each clearing leaves the card under 50 until a top-up lands; all of them together
+        # take 40, which one top-up of 100 covers.
+        cleared = await asyncio.gather(*(purchase(api, card, 5) for _ in range(CLEARINGS)))
+        assert {c["Status"] for c in cleared} == {"SETTLED"}
+        topped_up = [c["AutoTopupOrderId"] for c in cleared if c["AutoTopupOrderId"] is not None]
+        assert len(topped_up) == 1, topped_up
+        month = (await auto_topup_settings(api, card))["CurrentMonth"]
+        assert (month["Count"], month["Amount"]) == (1, 100)
+        assert await card_balance(api, card) == Decimal(110)
         async with env.app.state.session_factory() as session:
             report = await verify(session)
             assert report.ok, report.summary()

@@ -245,7 +245,7 @@ async def test_a_late_freeze_answer_does_not_freeze_the_card_a_paid_fee_unblocke
 
     monkeypatch.setattr(program, "change_status", fee_owed_and_paid_meanwhile)
     frozen = await control(api, card, "freeze")
-    assert frozen.status_code == 200, frozen.text
     assert await _at_provider(app, card) == ProviderCardStatus.ACTIVE
     assert (await card_detail(api, card))["Status"] == "ACTIVE"
-    assert frozen.json()["Status"] == "ACTIVE"  # superseded: the card as it is
+    assert frozen.status_code == 409, frozen.text  # overtaken by the unblock
+    assert frozen.json()["Code"] == "CARD_CONTROL_SUPERSEDED"

@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 import structlog
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from starlette.datastructures import State
 
 from finplat.cards.topup_batches import TopupBatches, TopupOrder
@@ -25,7 +26,7 @@ ORDER = TopupOrder(
 
 
 async def test_a_runner_starts_without_the_submitting_requests_context(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, session_factory: async_sessionmaker[AsyncSession]
 ) -> None:
     seen: dict[str, Any] = {}
 
@@ -38,7 +39,9 @@ async def test_a_runner_starts_without_the_submitting_requests_context(
     batches = TopupBatches(State(), batch_size=16, runners=1)
     structlog.contextvars.bind_contextvars(request_id="req-1")
     try:
-        with open_sessions.opened(AsyncSession()):
+        async with session_factory() as session:
+            await session.execute(select(1))
+            assert open_sessions.holds_transaction()
             assert await batches.submit(ORDER) is None  # handed back to the route
     finally:
         structlog.contextvars.unbind_contextvars("request_id")
