@@ -39,6 +39,7 @@ from finplat.config import Settings, get_settings
 from finplat.db.engine import create_engine, create_session_factory
 from finplat.errors import (
     ApiError,
+    DuplicateField,
     ErrorBody,
     InvalidAmount,
     MalformedJson,
@@ -51,6 +52,7 @@ from finplat.errors import (
 from finplat.events.endpoints import router as events_router
 from finplat.jobs import run_background
 from finplat.kit.money import INVALID_AMOUNT_ERROR
+from finplat.kit.schemas import DUPLICATE_FIELD_ERROR
 from finplat.kyc.endpoints import router as kyc_router
 from finplat.observability import RequestContextMiddleware, configure_logging
 from finplat.providers.callback_endpoints import router as provider_callbacks_router
@@ -69,10 +71,13 @@ API_DESCRIPTION = """\
 finplat: users, KYC, cards, banking and signed webhooks for partner companies, behind one API.
 
 Every `/api/v2` route needs the company API key in the `x-api-key` header. Property names are
-PascalCase. Every error has the same body: `Message`, `Code`, `Status`, `ValidationErrors`
-(field-level, keyed by PascalCase field name) and `Details`. Integers in paths and query strings
-are written with the digits 0-9 only (`6`, not `6.0`, `+6` or ` 6`): anything else is 400
-`VALIDATION_ERROR`.
+PascalCase unless the spec writes them otherwise (`cardNo`, `enabled`, ...); in requests they
+match case-insensitively, so `accountId`, `AccountId` and `ACCOUNTID` are one field (a field
+sent twice, in any case, is 400 `DUPLICATE_FIELD`; an unknown field is 400 `VALIDATION_ERROR`).
+Responses and this document keep the canonical spelling. Every error has the same body:
+`Message`, `Code`, `Status`, `ValidationErrors` (field-level, keyed by the canonical field name)
+and `Details`. Integers in paths and query strings are written with the digits 0-9 only (`6`,
+not `6.0`, `+6` or ` 6`): anything else is 400 `VALIDATION_ERROR`.
 """
 
 _REQUEST_PARTS = {"body", "query", "path", "header", "cookie"}
@@ -202,9 +207,17 @@ def validation_error(exc: RequestValidationError) -> ApiError:
             return MalformedJson(details=str(reason) if reason else None)
     fields: dict[str, list[str]] = {}
     for error in errors:
-        fields.setdefault(_field_key(tuple(error.get("loc", ()))), []).append(_message(error))
+        loc = tuple(error.get("loc", ()))
+        if error.get("type") == DUPLICATE_FIELD_ERROR:
+            # Raised for the object that holds the field: name the field itself.
+            for name in (error.get("ctx") or {}).get("fields", ()):
+                fields.setdefault(_field_key((*loc, name)), []).append(_message(error))
+        else:
+            fields.setdefault(_field_key(loc), []).append(_message(error))
     if errors and all(e.get("type") == INVALID_AMOUNT_ERROR for e in errors):
         return InvalidAmount(validation_errors=fields)
+    if errors and all(e.get("type") == DUPLICATE_FIELD_ERROR for e in errors):
+        return DuplicateField(validation_errors=fields)
     return ValidationFailed(validation_errors=fields)
 
 

@@ -17,6 +17,7 @@ from tests.bankprov_onboarding.steps import (
     bankprov_status,
     eligible_user,
     onboarded_user,
+    onboarding_fields,
     proof,
     submit,
 )
@@ -148,6 +149,43 @@ async def test_unknown_form_fields_are_refused(api: httpx.AsyncClient) -> None:
     user = await eligible_user(api)
     response = await submit(api, user["Id"], Nickname="x")
     assert response.json()["ValidationErrors"] == {"Nickname": ["Unknown field."]}
+
+
+async def test_form_part_names_match_in_any_letter_case(api: httpx.AsyncClient) -> None:
+    user = await eligible_user(api)
+    response = await api.post(
+        "/api/v2/banking/bankprov-onboarding",
+        params={"userId": user["Id"]},
+        data={name.lower(): value for name, value in onboarding_fields().items()},
+        files=[("PROOFOFADDRESS", ("statement.pdf", samples.pdf(), "application/pdf"))],
+    )
+    assert response.status_code == 202, response.text
+
+
+async def test_a_form_field_sent_twice_in_different_cases_is_duplicate_field(
+    api: httpx.AsyncClient,
+) -> None:
+    user = await eligible_user(api)
+    response = await submit(api, user["Id"], mainpurpose="Saving")
+    assert (response.status_code, response.json()["Code"]) == (400, "DUPLICATE_FIELD")
+    assert response.json()["ValidationErrors"] == {"MainPurpose": ["Send this field once."]}
+
+
+async def test_a_repeated_field_takes_its_values_in_any_case(
+    api: httpx.AsyncClient, session_factory: async_sessionmaker[AsyncSession]
+) -> None:
+    user = await eligible_user(api)
+    response = await submit(
+        api, user["Id"], RequestedFeatures=["PAYMENTS"], requestedfeatures=["CARDS"]
+    )
+    assert response.status_code == 202, response.text
+    async with session_factory() as session:
+        stored = (
+            await session.execute(
+                select(BankprovApplication).where(BankprovApplication.user_id == user["Id"])
+            )
+        ).scalar_one()
+    assert stored.requested_features == ["PAYMENTS", "CARDS"]
 
 
 async def test_a_json_body_is_unsupported(api: httpx.AsyncClient) -> None:

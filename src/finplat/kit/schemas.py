@@ -1,27 +1,91 @@
 """Base classes for wire schemas.
 
 Attribute names are the wire names (PascalCase, per the spec), so a schema reads like the spec's
-field table and no alias mapping can drift.
+field table and no alias mapping can drift. Requests bind property names case-insensitively
+(DESIGN.md, "Request binding, everywhere"): `accountId`, `AccountId` and `ACCOUNTID` are one
+field, in every request model and every nested one, while responses and the OpenAPI document
+keep the canonical spelling.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+from functools import cache
 from typing import Annotated, Any
 
 from fastapi import Path, Query
 from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic_core import PydanticCustomError
 
 # Identifiers stay within 2^53 - 1 so every client, JavaScript included, holds them exactly;
 # larger numbers are refused as invalid input, never sent to the database.
 MAX_ID = 2**53 - 1
 
 
+DUPLICATE_FIELD_ERROR = "duplicate_field"
+
+
+def folded(name: str) -> str:
+    """A property name as it is compared: ASCII letters in any case are the same letter.
+
+    Only ASCII is folded (the reference platform's ordinal ignore-case binding does the same
+    for every name the API has): `str.lower` would also take the Kelvin sign for a `k`.
+    """
+    return name.lower() if name.isascii() else name
+
+
+class FieldNames:
+    """The wire names of a model's fields, for binding the names a client sent."""
+
+    def __init__(self, names: Iterable[str]) -> None:
+        self.canonical = frozenset(names)
+        self.by_folded: dict[str, str] = {}
+        for name in sorted(self.canonical):
+            clash = self.by_folded.setdefault(folded(name), name)
+            assert clash == name, f"{clash} and {name} differ only in case"
+
+    def wire_name(self, sent: str) -> str:
+        """The field `sent` names, in its canonical spelling; an unknown name as sent."""
+        if sent in self.canonical:
+            return sent
+        return self.by_folded.get(folded(sent), sent)
+
+    def bind(self, sent: Mapping[str, Any]) -> dict[str, Any]:
+        """`sent` with each name that matches a field in another case renamed to the field's
+        own. A name that matches no field is kept as sent (the model refuses it as unknown);
+        two names of one field are a `duplicate_field` error naming the field."""
+        if self.canonical.issuperset(sent):
+            return dict(sent)
+        bound: dict[str, Any] = {}
+        duplicated: list[str] = []
+        for name, value in sent.items():
+            wire = self.wire_name(name)
+            if wire in bound:
+                duplicated.append(wire)
+            bound[wire] = value
+        if duplicated:
+            raise PydanticCustomError(
+                DUPLICATE_FIELD_ERROR,
+                "Sent more than once: property names match case-insensitively.",
+                {"fields": sorted(set(duplicated))},
+            )
+        return bound
+
+
+@cache
+def field_names(model: type[BaseModel]) -> FieldNames:
+    return FieldNames(
+        field.validation_alias if isinstance(field.validation_alias, str) else (field.alias or name)
+        for name, field in model.model_fields.items()
+    )
+
+
 class RequestModel(BaseModel):
     """A request body: unknown fields are refused so a misspelt field never passes silently.
 
-    Values are taken exactly as sent, with their JSON types (strict: no "true" for true, no
-    "5" for 5, no silent trimming): what the OpenAPI document accepts is what the service
-    accepts.
+    Property names match case-insensitively (`FieldNames.bind`); values are taken exactly as
+    sent, with their JSON types (strict: no "true" for true, no "5" for 5, no silent
+    trimming): what the OpenAPI document accepts is what the service accepts.
     """
 
     model_config = ConfigDict(extra="forbid", strict=True)
@@ -31,9 +95,11 @@ class RequestModel(BaseModel):
     def _a_json_object(cls, data: Any) -> Any:
         # FastAPI validates bodies with from_attributes, which would take any object (a bare
         # number, say) as an instance with every optional field left out.
-        if not isinstance(data, dict | cls):
+        if isinstance(data, cls):
+            return data
+        if not isinstance(data, dict):
             raise ValueError("The body must be a JSON object.")
-        return data
+        return field_names(cls).bind(data)
 
 
 class ResponseModel(BaseModel):
