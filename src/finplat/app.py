@@ -74,7 +74,9 @@ Every `/api/v2` route needs the company API key in the `x-api-key` header. Prope
 PascalCase unless the spec writes them otherwise (`cardNo`, `enabled`, ...); in requests they
 match case-insensitively, so `accountId`, `AccountId` and `ACCOUNTID` are one field (a field
 sent twice, in any case, is 400 `DUPLICATE_FIELD`; an unknown field is 400 `VALIDATION_ERROR`).
-Responses and this document keep the canonical spelling. Every error has the same body:
+Responses and this document keep the canonical spelling. Amounts are exact decimals: a JSON
+number (`100.5`) or the same decimal as a string (`"100.50"`; no exponent, spaces or commas);
+responses write numbers. Every error has the same body:
 `Message`, `Code`, `Status`, `ValidationErrors` (field-level, keyed by the canonical field name)
 and `Details`. Integers in paths and query strings are written with the digits 0-9 only (`6`,
 not `6.0`, `+6` or ` 6`): anything else is 400 `VALIDATION_ERROR`.
