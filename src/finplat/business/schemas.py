@@ -29,8 +29,8 @@ from finplat.kit.fields import (
     EmailAddress,
     IsoDate,
     SafeText,
+    json_integer,
 )
-from finplat.kit.fields import _whole_number as whole_number
 from finplat.kit.money import DecimalAmount
 from finplat.kit.pagination import Page
 from finplat.kit.schemas import MAX_ID, RequestModel, ResponseModel
@@ -76,7 +76,7 @@ PersonDocumentType = Literal[
 
 # A whole number from 0 to ten million (bounds before the JSON-integer check, so that the
 # document shows them as minimum and maximum).
-Count = Annotated[int, Field(ge=0, le=10_000_000), BeforeValidator(whole_number)]
+Count = Annotated[int, Field(ge=0, le=10_000_000), BeforeValidator(json_integer)]
 
 EARLIEST_INCORPORATION = date(1800, 1, 1)
 URL_PATTERN = r"^https?://[^\u0000-\u0020\u007f-\u009f]+$"
