@@ -77,7 +77,8 @@ sent twice, in any case, is 400 `DUPLICATE_FIELD`; an unknown field is 400 `VALI
 Responses and this document keep the canonical spelling. Amounts are exact decimals: a JSON
 number (`100.5`) or the same decimal as a string (`"100.50"`; no exponent, spaces or commas);
 responses write numbers. An integer field takes an integer literal (`1`, never `1.0` or
-`1e0`). Every error has the same body:
+`1e0`); ids are from 1 to 9007199254740991 in paths, query strings and bodies alike. Every
+error has the same body:
 `Message`, `Code`, `Status`, `ValidationErrors` (field-level, keyed by the canonical field name)
 and `Details`. Integers in paths and query strings are written with the digits 0-9 only (`6`,
 not `6.0`, `+6` or ` 6`): anything else is 400 `VALIDATION_ERROR`.

@@ -3,9 +3,7 @@ information requests."""
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from fastapi import Query, Request, status
+from fastapi import Request, status
 
 from finplat.bankprov_onboarding import service
 from finplat.bankprov_onboarding.schemas import (
@@ -22,13 +20,11 @@ from finplat.bankprov_onboarding.schemas import (
 )
 from finplat.documents.multipart import parse_fields, read_form, single_file
 from finplat.errors import error_responses
-from finplat.kit.schemas import MAX_ID, UserIdPath
+from finplat.kit.schemas import UserIdPath, UserIdQuery
 from finplat.providers.banking_onboarding.base import InformationAnswer
 from finplat.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 
 router = api_router(tags=["Banking-provider onboarding"])
-
-UserIdQuery = Annotated[int, Query(ge=1, le=MAX_ID, description="The user's `Id`.")]
 
 
 @router.post(

@@ -33,15 +33,17 @@ from finplat.kit.fields import (
 )
 from finplat.kit.money import DecimalAmount
 from finplat.kit.pagination import Page
-from finplat.kit.schemas import MAX_ID, RequestModel, ResponseModel
+from finplat.kit.schemas import MAX_ID, PARAMETER_ID, RequestModel, ResponseModel
 
 UserIdQuery = Annotated[
     int,
     Query(ge=1, le=MAX_ID, description="The business user's `Id`."),
+    PARAMETER_ID,
 ]
 PersonIdPath = Annotated[
     int,
     Path(ge=1, le=MAX_ID, description="An associated person's `Id`."),
+    PARAMETER_ID,
 ]
 
 BusinessTypeCode = Literal[

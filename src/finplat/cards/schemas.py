@@ -14,12 +14,14 @@ from pydantic import ConfigDict, Field
 from finplat.banking.schemas import BudgetIdField
 from finplat.cards.models import Card
 from finplat.cards.status import CardStatus
-from finplat.kit.fields import CountryCode, E164Phone, SafeText, WholeNumber
+from finplat.kit.fields import CountryCode, E164Phone, SafeText
 from finplat.kit.money import DecimalAmount
-from finplat.kit.schemas import MAX_ID, RequestModel, ResponseModel
+from finplat.kit.schemas import MAX_ID, PARAMETER_ID, BodyId, RequestModel, ResponseModel
 from finplat.providers.names import BankProvider, ProviderType, provider_type
 
-CardIdPath = Annotated[int, Path(ge=1, le=MAX_ID, description="The card's local `Id`.")]
+CardIdPath = Annotated[
+    int, Path(ge=1, le=MAX_ID, description="The card's local `Id`."), PARAMETER_ID
+]
 
 # The design catalogue of physical card products (virtual cards have no design).
 PHYSICAL_DESIGNS = ("classic", "midnight")
@@ -60,10 +62,8 @@ class CardOrder(RequestModel):
         }
     )
 
-    UserId: WholeNumber = Field(ge=1, le=MAX_ID, description="The card holder's `Id`.")
-    CardTypeId: WholeNumber = Field(
-        ge=1, le=MAX_ID, description="A card product of the user's tier (`CardTypeId`)."
-    )
+    UserId: BodyId = Field(description="The card holder's `Id`.")
+    CardTypeId: BodyId = Field(description="A card product of the user's tier (`CardTypeId`).")
     Phone: E164Phone
     ExternalCardId: Annotated[SafeText, Field(min_length=1, max_length=255)] | None = None
     Currency: Annotated[CardOrderCurrency, Field(strict=False)] | None = None

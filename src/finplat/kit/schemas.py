@@ -14,12 +14,17 @@ from functools import cache
 from typing import Annotated, Any
 
 from fastapi import Path, Query
-from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
+
+from finplat.kit.fields import json_integer
 
 # Identifiers stay within 2^53 - 1 so every client, JavaScript included, holds them exactly;
 # larger numbers are refused as invalid input, never sent to the database.
 MAX_ID = 2**53 - 1
+ID_RANGE = f"Must be an id from 1 to {MAX_ID}."
+_ID_DIGITS = len(str(MAX_ID))
+ID_RANGE_ERROR = "id_range"
 
 
 DUPLICATE_FIELD_ERROR = "duplicate_field"
@@ -106,6 +111,35 @@ class ResponseModel(BaseModel):
     model_config = ConfigDict(from_attributes=True)
 
 
-UserIdPath = Annotated[int, Path(ge=1, le=MAX_ID, description="The user's `Id`.")]
-TierIdPath = Annotated[int, Path(ge=1, le=MAX_ID, description="The tier's `Id`.")]
-UserIdQuery = Annotated[int, Query(ge=1, le=MAX_ID, description="The target user's `Id`.")]
+def _in_range(number: int) -> int:
+    if not 1 <= number <= MAX_ID:
+        raise PydanticCustomError(ID_RANGE_ERROR, ID_RANGE)
+    return number
+
+
+def _body_id(value: Any) -> int:
+    return _in_range(json_integer(value))
+
+
+def _parameter_id(value: Any) -> Any:
+    """A path or query id, as text (or as the `{name:id}` convertor's number): out of range is
+    the same error as in a body, however many digits it has. Anything but digits is left to
+    the integer validation (and the route class's digits-only check)."""
+    if isinstance(value, str) and value.isascii() and value.isdigit():
+        digits = value.lstrip("0") or "0"
+        _in_range(int(digits) if len(digits) <= _ID_DIGITS else MAX_ID + 1)
+    elif isinstance(value, int) and not isinstance(value, bool):
+        _in_range(value)
+    return value
+
+
+BodyId = Annotated[int, Field(ge=1, le=MAX_ID), BeforeValidator(_body_id)]
+"""An id in a JSON body: a JSON integer from 1 to `MAX_ID` (never 1.0, "1" or true)."""
+PARAMETER_ID = BeforeValidator(_parameter_id)
+"""Put after `Path(ge=1, le=MAX_ID, ...)` or `Query(...)`: the one id rule for parameters."""
+
+UserIdPath = Annotated[int, Path(ge=1, le=MAX_ID, description="The user's `Id`."), PARAMETER_ID]
+TierIdPath = Annotated[int, Path(ge=1, le=MAX_ID, description="The tier's `Id`."), PARAMETER_ID]
+UserIdQuery = Annotated[
+    int, Query(ge=1, le=MAX_ID, description="The target user's `Id`."), PARAMETER_ID
+]

@@ -13,7 +13,7 @@ from finplat.banking.fx.models import BankingFxQuote
 from finplat.banking.identifiers import QUOTE_ID_PATTERN
 from finplat.banking.schemas import AccountIdField, BudgetCurrency, BudgetIdField
 from finplat.kit.money import AmountRange, DecimalAmount, exponent, from_minor, schema_number
-from finplat.kit.schemas import MAX_ID, RequestModel, ResponseModel
+from finplat.kit.schemas import MAX_ID, PARAMETER_ID, RequestModel, ResponseModel
 from finplat.providers.banking.base import BUDGET_CURRENCIES
 from finplat.providers.banking.fx_port import FixedSide as Side
 from finplat.providers.names import BankProvider
@@ -34,6 +34,7 @@ OptionalUserIdQuery = Annotated[
         description="The target user's `Id`. When given, the account must be this user's; "
         "without it, any banking account of the company's users.",
     ),
+    PARAMETER_ID,
 ]
 QuoteIdField = Annotated[
     str,

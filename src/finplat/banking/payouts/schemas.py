@@ -14,7 +14,7 @@ from finplat.banking.payouts.models import ApprovalStatus, PayoutApproval
 from finplat.banking.schemas import AccountIdField, BudgetIdField
 from finplat.kit.fields import SafeText
 from finplat.kit.money import AmountRange, DecimalAmount, exponent, from_minor, schema_number
-from finplat.kit.schemas import MAX_ID, RequestModel, ResponseModel
+from finplat.kit.schemas import MAX_ID, PARAMETER_ID, RequestModel, ResponseModel
 from finplat.providers.names import BankProvider
 from finplat.transactions.kinds import TransactionStatus
 from finplat.transactions.models import Transaction
@@ -47,7 +47,7 @@ ApprovalIdPath = Annotated[
     ),
 ]
 PayoutIdPath = Annotated[
-    int, Path(ge=1, le=MAX_ID, description="The `PayoutId` the create call returned.")
+    int, Path(ge=1, le=MAX_ID, description="The `PayoutId` the create call returned."), PARAMETER_ID
 ]
 
 
