@@ -109,8 +109,11 @@ async def find_budget(
 async def user_budget(
     session: AsyncSession, *, company_id: int, user_id: int, budget_id: str
 ) -> BankingBudget:
+    """The user's budget; 404 `USER_NOT_FOUND` for an unknown user, else
+    `BUDGET_NOT_FOUND`."""
     budget = await find_budget(session, company_id=company_id, budget_id=budget_id)
     if budget is None or budget.user_id != user_id:
+        await users.get_user(session, company_id=company_id, user_id=user_id)
         raise BudgetNotFound()
     return budget
 
