@@ -8,13 +8,13 @@ from fastapi import Request, status
 from finplat.banking.discovery import NO_BANKING
 from finplat.banking.fx import service
 from finplat.banking.fx.schemas import (
-    OptionalUserIdQuery,
     OrderTradeRequest,
     QuoteRequest,
     QuoteResponse,
     TradeRequest,
     TradeResponse,
 )
+from finplat.banking.schemas import OptionalUserIdQuery
 from finplat.errors import error_responses
 from finplat.idempotency.http import IdempotencyKeyHeader, claim_request
 from finplat.kit.schemas import UserIdQuery
@@ -79,15 +79,17 @@ async def _quote(
     "/api/v2/banking/quotations",
     response_model=QuoteResponse,
     summary="Quote a currency conversion for a user",
-    description=QUOTE_DESCRIPTION + " `AccountId` must be the user's banking account.",
+    description=QUOTE_DESCRIPTION + " The user is the holder of `AccountId` (a banking "
+    "account of the company's users); with `userId`, the account must be that user's (404 "
+    "`ACCOUNT_NOT_FOUND` otherwise, as for an account that does not exist).",
     responses=error_responses(400, 404, 409, 503),
 )
 async def fx_create_quotation(
-    userId: UserIdQuery,
     body: QuoteRequest,
     providers: CurrentProviders,
     session: DbSession,
     principal: CurrentPrincipal,
+    userId: OptionalUserIdQuery = None,
 ) -> QuoteResponse:
     return await _quote(body, userId, providers, session, principal)
 

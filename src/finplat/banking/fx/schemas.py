@@ -6,14 +6,13 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Annotated
 
-from fastapi import Query
 from pydantic import ConfigDict, Field, JsonValue
 
 from finplat.banking.fx.models import BankingFxQuote
 from finplat.banking.identifiers import QUOTE_ID_PATTERN
 from finplat.banking.schemas import AccountIdField, BudgetCurrency, BudgetIdField
 from finplat.kit.money import AmountRange, DecimalAmount, exponent, from_minor, schema_number
-from finplat.kit.schemas import MAX_ID, PARAMETER_ID, RequestModel, ResponseModel
+from finplat.kit.schemas import RequestModel, ResponseModel
 from finplat.providers.banking.base import BUDGET_CURRENCIES
 from finplat.providers.banking.fx_port import FixedSide as Side
 from finplat.providers.names import BankProvider
@@ -26,16 +25,6 @@ MIN_TRADE = Decimal(1)
 MAX_TRADE = Decimal(1_000_000)
 QUOTE_TEMPORARILY_UNAVAILABLE = "QUOTE_TEMPORARILY_UNAVAILABLE"
 
-OptionalUserIdQuery = Annotated[
-    int | None,
-    Query(
-        ge=1,
-        le=MAX_ID,
-        description="The target user's `Id`. When given, the account must be this user's; "
-        "without it, any banking account of the company's users.",
-    ),
-    PARAMETER_ID,
-]
 QuoteIdField = Annotated[
     str,
     Field(pattern=QUOTE_ID_PATTERN, description="The `QuoteId` a quote response returned."),

@@ -106,17 +106,6 @@ def new_quote_id() -> str:
 # ------------------------------------------------------------------------------------ quotes
 
 
-async def resolve_account(
-    session: AsyncSession, *, company_id: int, user_id: int | None, account_id: str
-) -> ProviderAccount:
-    """With a user: the user's account (404 otherwise); without: any of the company's."""
-    if user_id is not None:
-        return await accounts.user_account(
-            session, company_id=company_id, user_id=user_id, account_id=account_id
-        )
-    return await accounts.company_account(session, company_id=company_id, account_id=account_id)
-
-
 async def request_quote(
     session: AsyncSession,
     providers: Providers,
@@ -137,7 +126,7 @@ async def request_quote(
     fixed = requested_amount(
         amount, sell_currency if fixed_side is FixedSide.SELL else buy_currency
     )
-    account = await resolve_account(
+    account = await accounts.account_of(
         session, company_id=company_id, user_id=user_id, account_id=account_id
     )
     banking = configured(providers.banking, NO_BANKING)
@@ -245,7 +234,7 @@ async def quote_for_trade(
     account is used, which must be the named user's."""
     quotes = QuoteRepository(session, company_id)
     if account_id is not None:
-        account = await resolve_account(
+        account = await accounts.account_of(
             session, company_id=company_id, user_id=user_id, account_id=account_id
         )
         quote = await quotes.find(quote_id)
