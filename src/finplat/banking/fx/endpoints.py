@@ -35,10 +35,10 @@ TRADE_DESCRIPTION = (
     "Executes a quote once: the sell amount leaves the budget and the buy amount arrives. "
     "`Status` is `COMPLETED` once the provider confirms; if its answer is pending or lost, "
     "`Status` is `PENDING`, the sell amount stays reserved and the `FX_TRADE` transaction "
-    "(`TransactionId`) is settled when the provider's outcome is known. 409 "
-    "`QUOTE_EXPIRED`, `QUOTE_ALREADY_EXECUTED` or `INSUFFICIENT_FUNDS`; 404 "
-    "`QUOTE_NOT_FOUND` when the quote is not the account's. Safe to retry with "
-    "`Idempotency-Key`: the same key answers the first result."
+    "(`TransactionId`) is settled when the provider's outcome is known. Without `QuoteId`: "
+    "400 `QUOTE_ID_REQUIRED`. 409 `QUOTE_EXPIRED`, `QUOTE_ALREADY_EXECUTED` or "
+    "`INSUFFICIENT_FUNDS`; 404 `QUOTE_NOT_FOUND` when the quote is not the account's. Safe to "
+    "retry with `Idempotency-Key`: the same key answers the first result."
 )
 
 
@@ -116,7 +116,7 @@ async def _trade(
     *,
     user_id: int | None,
     account_id: str | None,
-    quote_id: str,
+    quote_id: str | None,
     request: Request,
     providers: Providers,
     session: DbSession,

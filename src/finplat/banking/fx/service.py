@@ -74,6 +74,14 @@ class QuoteNotFound(NotFound):
     message = "No quote with that QuoteId for this account."
 
 
+class QuoteIdRequired(ValidationFailed):
+    """The spec lists `QuoteId` as optional, but a trade executes a quote: without one there
+    is nothing to execute, and executing some other open quote is not ours to guess."""
+
+    code = "QUOTE_ID_REQUIRED"
+    message = "Send the QuoteId of the quote to execute (from a quote response)."
+
+
 class QuoteExpired(Conflict):
     """A well-formed request the quote's state refuses: 409, as every such refusal."""
 
@@ -227,11 +235,14 @@ async def quote_for_trade(
     company_id: int,
     user_id: int | None,
     account_id: str | None,
-    quote_id: str,
+    quote_id: str | None,
 ) -> BankingFxQuote:
     """The quote to execute: it must be the account's (404 `QUOTE_NOT_FOUND` for an unknown
     quote, another company's, or another account's). Without `account_id` the quote's own
-    account is used, which must be the named user's."""
+    account is used, which must be the named user's. No `quote_id` is 400
+    `QUOTE_ID_REQUIRED`."""
+    if quote_id is None:
+        raise QuoteIdRequired(validation_errors={"QuoteId": ["Field required."]})
     quotes = QuoteRepository(session, company_id)
     if account_id is not None:
         account = await accounts.account_of(
