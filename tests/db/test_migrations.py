@@ -53,3 +53,25 @@ def test_card_accounts_made_before_0013_may_go_negative_after_it(tmp_path: Path)
             "JOIN ledger_balances b ON b.account_id = a.id ORDER BY a.id"
         ).fetchall()
     assert rules == [("card", 1, None), ("master", 0, 0)]
+
+
+def test_going_back_before_0018_dates_an_undated_proof_of_address_by_its_application(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "downgrade.db"
+    config = alembic_config(f"sqlite+aiosqlite:///{path}")
+    command.upgrade(config, "0018")
+    with sqlite3.connect(path) as db:
+        db.execute(
+            "INSERT INTO bankprov_applications (id, company_id, user_id, correlation_id, "
+            "provider_account_id, requested_features, main_purpose, source_of_funds, "
+            "destination_of_funds, currencies_required, annual_volume, number_of_payments, "
+            "proof_of_address_type, proof_of_address_size, proof_of_address_sha256, "
+            "proof_of_address_date, created_at, updated_at) VALUES (1, 1, 1, 'c', 'a', '[]', "
+            "'m', 's', 'GB', 'EUR', '1+', '1+', 'PDF', 1, 'h', NULL, "
+            "'2026-11-26 09:30:00.123456', '2026-11-26 09:30:00.123456')"
+        )
+    command.downgrade(config, "0016")
+    with sqlite3.connect(path) as db:
+        dated = db.execute("SELECT proof_of_address_date FROM bankprov_applications").fetchall()
+    assert dated == [("2026-11-26",)]
