@@ -62,7 +62,8 @@ class PersonalOnboardingForm(BaseModel):
     RequestedFeatures: list[RequestedFeature] = Field(
         min_length=1,
         max_length=2,
-        description="Repeat the field for each feature wanted.",
+        description="Repeat the field for each feature wanted. A closed list (`PAYMENTS`, "
+        "`CARDS`): the banking provider's two products, each with its own checks.",
     )
     MainPurpose: Annotated[SafeText, Field(max_length=200)] = Field(
         description="What the account is mainly for."

@@ -72,7 +72,15 @@ class TopupRequest(RequestModel):
     )
 
     CardId: BodyId = card_id_field()
-    Token: Annotated[CardCurrency, Field(strict=False, description="The currency code (USD).")]
+    Token: Annotated[
+        CardCurrency,
+        Field(
+            strict=False,
+            description="The currency code. A closed list, `USD`: the spec says USD is used, "
+            "card balances are held in USD and the top-up is drawn from the USD master "
+            "account.",
+        ),
+    ]
     Value: TopupValue
 
 
@@ -95,7 +103,14 @@ class UnloadRequest(RequestModel):
     )
 
     CardId: BodyId = card_id_field()
-    Currency: Annotated[CardCurrency, Field(strict=False)]
+    Currency: Annotated[
+        CardCurrency,
+        Field(
+            strict=False,
+            description="A closed list, `USD`: card balances are held in USD and an unload "
+            "returns USD to the master account (money moves in the card's currency only).",
+        ),
+    ]
     Value: Annotated[DecimalAmount, AmountRange(greater_than=Decimal(0), at_most=funding.MAX_TOPUP)]
 
 

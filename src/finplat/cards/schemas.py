@@ -66,7 +66,11 @@ class CardOrder(RequestModel):
     CardTypeId: BodyId = Field(description="A card product of the user's tier (`CardTypeId`).")
     Phone: E164Phone
     ExternalCardId: Annotated[SafeText, Field(min_length=1, max_length=255)] | None = None
-    Currency: Annotated[CardOrderCurrency, Field(strict=False)] | None = None
+    Currency: Annotated[CardOrderCurrency, Field(strict=False)] | None = Field(
+        default=None,
+        description="A closed list (`USD`, `EUR`, `GBP`): the card's balance is held in this "
+        "currency, which must be its product's (409 `CARD_CURRENCY_MISMATCH`).",
+    )
     CardName: Annotated[SafeText, Field(min_length=1, max_length=100)] | None = Field(
         default=None, description="Shown as the card's `Nickname`."
     )
@@ -79,8 +83,9 @@ class CardOrder(RequestModel):
     )
     DesignId: Annotated[Design, Field(strict=False)] | None = Field(
         default=None,
-        description="The design identifier: physical products offer `classic` and "
-        "`midnight` (required for them); virtual products have no design.",
+        description="The design identifier. A closed list: the card provider prints the "
+        "physical products' designs `classic` and `midnight` (required for them); virtual "
+        "products have no design.",
     )
 
 

@@ -133,7 +133,12 @@ E164Phone = Annotated[
 ]
 CountryCode = Annotated[
     str,
-    Field(examples=["GB"], json_schema_extra={"enum": list(COUNTRY_CODES)}),
+    Field(
+        examples=["GB"],
+        description="An ISO 3166-1 alpha-2 code in capitals: the providers identify countries "
+        "by these codes.",
+        json_schema_extra={"enum": list(COUNTRY_CODES)},
+    ),
     AfterValidator(_country),
 ]
 IsoDate = Annotated[

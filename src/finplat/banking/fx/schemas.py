@@ -85,7 +85,10 @@ class QuoteRequest(RequestModel):
         description="The budget to convert in (default: the account's default budget). It "
         "must hold both currencies (409 `CURRENCY_NOT_IN_BUDGET`).",
     )
-    SellCurrency: Annotated[BudgetCurrency, Field(strict=False)]
+    SellCurrency: Annotated[BudgetCurrency, Field(strict=False)] = Field(
+        description="A closed list: the currencies a budget can hold (EUR, GBP, USD, USDC, "
+        "USDT), the only ones a conversion inside a budget can move."
+    )
     BuyCurrency: Annotated[BudgetCurrency, Field(strict=False)] = Field(
         description="Any budget currency other than `SellCurrency`."
     )

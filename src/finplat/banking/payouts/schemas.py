@@ -91,7 +91,8 @@ class PayoutTerms(RequestModel):
         Field(description="What the payee receives, in `Currency` (its decimals at most).")
     )
     Currency: Annotated[PayoutCurrency, Field(strict=False)] = Field(
-        description="The payee's currency."
+        description="The payee's currency. A closed list (EUR, GBP, USD): the fiat currencies "
+        "of a budget, the only ones a payout can be funded and paid in."
     )
     FromCurrency: Annotated[PayoutCurrency, Field(strict=False)] | None = Field(
         default=None,
