@@ -102,11 +102,12 @@ async def test_a_trade_without_a_quote_is_400_quote_id_required(
 ) -> None:
     user = await banking_user(api)
     await quoted(api, user)  # an open quote, which must not be guessed at
-    response = await api.post(
-        path, params={"userId": user["Id"]}, json={"AccountId": user["AccountId"]}
-    )
-    assert (response.status_code, response.json()["Code"]) == (400, "QUOTE_ID_REQUIRED")
-    assert list(response.json()["ValidationErrors"]) == ["QuoteId"]
+    for body in ({}, {"QuoteId": None}):
+        response = await api.post(
+            path, params={"userId": user["Id"]}, json={**body, "AccountId": user["AccountId"]}
+        )
+        assert (response.status_code, response.json()["Code"]) == (400, "QUOTE_ID_REQUIRED")
+        assert list(response.json()["ValidationErrors"]) == ["QuoteId"]
 
 
 def test_the_document_keeps_quote_id_optional_and_states_that_a_trade_needs_it(
@@ -115,7 +116,9 @@ def test_the_document_keeps_quote_id_optional_and_states_that_a_trade_needs_it(
     schemas = app.openapi()["components"]["schemas"]
     for name in ("TradeRequest", "OrderTradeRequest"):
         assert "QuoteId" not in schemas[name].get("required", [])
-        assert schemas[name]["anyOf"] == [{"required": ["QuoteId"]}]
+        assert schemas[name]["anyOf"] == [
+            {"required": ["QuoteId"], "properties": {"QuoteId": {"type": "string"}}}
+        ]
 
 
 async def test_an_expired_quote_cannot_be_executed(api: httpx.AsyncClient) -> None:

@@ -180,7 +180,9 @@ def exchange_rate(stored: str) -> Decimal:
 # The spec lists both fields of a trade request as optional; a trade still needs its quote,
 # which the document states as a requirement of the object (the property stays optional, as
 # the spec has it) and the service answers with 400 `QUOTE_ID_REQUIRED`.
-QUOTE_REQUIRED: dict[str, Any] = {"anyOf": [{"required": ["QuoteId"]}]}
+QUOTE_REQUIRED: dict[str, Any] = {
+    "anyOf": [{"required": ["QuoteId"], "properties": {"QuoteId": {"type": "string"}}}]
+}
 OPTIONAL_QUOTE_ID = (
     "The quote to execute. Optional in the spec's shape, but without it there is nothing to "
     "execute: 400 `QUOTE_ID_REQUIRED`."
