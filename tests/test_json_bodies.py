@@ -93,6 +93,16 @@ async def test_non_json_number_literals_are_malformed(
     assert_error(response, 400, "MALFORMED_JSON")
 
 
+async def test_an_integer_of_thousands_of_digits_is_malformed_not_a_crash(
+    api: httpx.AsyncClient,
+) -> None:
+    content = b'{"CardId": ' + b"9" * 5000 + b', "Token": "USD", "Value": 10}'
+    response = await api.post(
+        "/api/v2/cards/topup", content=content, headers={**JSON, "Idempotency-Key": "long-1"}
+    )
+    assert_error(response, 400, "MALFORMED_JSON")
+
+
 async def test_a_deeply_nested_body_is_malformed_not_a_crash(api: httpx.AsyncClient) -> None:
     content = b"[" * 100_000 + b"]" * 100_000
     response = await api.post("/api/v2/users", content=content, headers=JSON)

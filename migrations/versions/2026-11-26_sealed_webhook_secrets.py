@@ -8,7 +8,7 @@ The keys are the ones the environment configures (`FINPLAT_SECRET_KEY`, and
 `FINPLAT_SECRET_KEY_PREVIOUS` to open on downgrade), as `finplat migrate` and `finplat serve`
 read them.
 
-Revision ID: 0017a
+Revision ID: 0018
 Revises: 0017
 Create Date: 2026-11-26 00:00:00
 """
@@ -23,7 +23,7 @@ from alembic import op
 from finplat.config import get_settings
 from finplat.sealing.keyring import SecretKeyring
 
-revision: str = "0017a"
+revision: str = "0018"
 down_revision: str | None = "0017"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None

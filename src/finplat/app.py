@@ -40,6 +40,7 @@ from finplat.config import Settings, get_settings
 from finplat.db.engine import create_engine, create_session_factory
 from finplat.errors import (
     ApiError,
+    DuplicateField,
     ErrorBody,
     InvalidAmount,
     MalformedJson,
@@ -52,6 +53,7 @@ from finplat.errors import (
 from finplat.events.endpoints import router as events_router
 from finplat.jobs import run_background
 from finplat.kit.money import INVALID_AMOUNT_ERROR
+from finplat.kit.schemas import DUPLICATE_FIELD_ERROR
 from finplat.kyc.endpoints import router as kyc_router
 from finplat.observability import RequestContextMiddleware, configure_logging
 from finplat.providers.callback_endpoints import router as provider_callbacks_router
@@ -71,17 +73,23 @@ API_DESCRIPTION = """\
 finplat: users, KYC, cards, banking and signed webhooks for partner companies, behind one API.
 
 Every `/api/v2` route needs the company API key in exactly one `x-api-key` header (two are
-401). Property names are PascalCase. Every error has the same body: `Message`, `Code`,
-`Status`, `ValidationErrors` (field-level, keyed by PascalCase field name) and `Details`.
-Integers in paths and query strings are written with the digits 0-9 only (`6`, not `6.0`, `+6`
-or ` 6`): anything else is 400 `VALIDATION_ERROR`.
+401). Property names are PascalCase unless the spec writes them otherwise (`cardNo`, `enabled`,
+...); in requests they match case-insensitively, so `accountId`, `AccountId` and `ACCOUNTID` are
+one field (a field sent twice, in any case, is 400 `DUPLICATE_FIELD`; an unknown field is 400
+`VALIDATION_ERROR`). Responses and this document keep the canonical spelling. Amounts are exact
+decimals: a JSON number (`100.5`) or the same decimal as a string (`"100.50"`; no exponent,
+spaces or commas); responses write numbers. An integer field takes an integer literal (`1`,
+never `1.0` or `1e0`); ids are from 1 to 9007199254740991 in paths, query strings and bodies
+alike. Every error has the same body: `Message`, `Code`, `Status`, `ValidationErrors`
+(field-level, keyed by the canonical field name) and `Details`. Integers in paths and query
+strings are written with the digits 0-9 only (`6`, not `6.0`, `+6` or ` 6`): anything else is
+400 `VALIDATION_ERROR`.
 
-Request bodies are UTF-8 JSON; a key given twice in one object is 400 `DUPLICATE_FIELD`, and a
-body that is not UTF-8 JSON (or uses `NaN`/`Infinity`) is 400 `MALFORMED_JSON`. A body must
-arrive whole within a few seconds of its headers (file uploads: longer, in proportion to their
-size), or the request is answered 408 `REQUEST_TIMEOUT`. Requests without a valid API key are
-counted per client address: past the limit (20 a minute by default) they are answered 429
-`AUTHENTICATION_THROTTLED` with `Retry-After`.
+Request bodies are UTF-8 JSON; a body that is not UTF-8 JSON (or uses `NaN`/`Infinity`) is 400
+`MALFORMED_JSON`. A body must arrive whole within a few seconds of its headers (file uploads:
+longer, in proportion to their size), or the request is answered 408 `REQUEST_TIMEOUT`.
+Requests without a valid API key are counted per client address: past the limit (20 a minute
+by default) they are answered 429 `AUTHENTICATION_THROTTLED` with `Retry-After`.
 """
 
 _REQUEST_PARTS = {"body", "query", "path", "header", "cookie"}
@@ -218,9 +226,17 @@ def validation_error(exc: RequestValidationError) -> ApiError:
             return MalformedJson(details=str(reason) if reason else None)
     fields: dict[str, list[str]] = {}
     for error in errors:
-        fields.setdefault(_field_key(tuple(error.get("loc", ()))), []).append(_message(error))
+        loc = tuple(error.get("loc", ()))
+        if error.get("type") == DUPLICATE_FIELD_ERROR:
+            # Raised for the object that holds the field: name the field itself.
+            for name in (error.get("ctx") or {}).get("fields", ()):
+                fields.setdefault(_field_key((*loc, name)), []).append(_message(error))
+        else:
+            fields.setdefault(_field_key(loc), []).append(_message(error))
     if errors and all(e.get("type") == INVALID_AMOUNT_ERROR for e in errors):
         return InvalidAmount(validation_errors=fields)
+    if errors and all(e.get("type") == DUPLICATE_FIELD_ERROR for e in errors):
+        return DuplicateField(validation_errors=fields)
     return ValidationFailed(validation_errors=fields)
 
 

@@ -81,6 +81,14 @@ class ValidationFailed(ApiError):
     message = "The request has invalid fields."
 
 
+class DuplicateField(ValidationFailed):
+    """A property sent twice, in the same or another letter case: which value was meant is
+    not ours to guess."""
+
+    code = "DUPLICATE_FIELD"
+    message = "The request sends a field more than once."
+
+
 class MalformedJson(ApiError):
     status = 400
     code = "MALFORMED_JSON"

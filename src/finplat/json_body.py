@@ -16,12 +16,7 @@ import json
 from decimal import Decimal
 from typing import Any
 
-from finplat.errors import MalformedJson, ValidationFailed
-
-
-class DuplicateField(ValidationFailed):
-    code = "DUPLICATE_FIELD"
-    message = "A field appears more than once in the request body."
+from finplat.errors import DuplicateField, MalformedJson
 
 
 class _Duplicate(ValueError):
@@ -75,5 +70,7 @@ def parse(body: bytes) -> Any:
         raise MalformedJson(details=str(not_json)) from None
     except json.JSONDecodeError as error:
         raise MalformedJson(details=f"{error.msg} at character {error.pos}.") from None
+    except ValueError:  # an integer past Python's 4,300 digits (`sys.int_info`)
+        raise MalformedJson(details="A number too long to read.") from None
     except RecursionError:
         raise MalformedJson(details="The document is nested too deeply.") from None

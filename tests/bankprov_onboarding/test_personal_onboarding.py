@@ -3,7 +3,7 @@ provider timeout."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import date, timedelta
 
 import httpx
 from sqlalchemy import func, select
@@ -17,12 +17,24 @@ from tests.bankprov_onboarding.steps import (
     bankprov_status,
     eligible_user,
     onboarded_user,
+    onboarding_fields,
     proof,
     submit,
 )
 from tests.conftest import Tenant
 from tests.documents import samples
 from tests.onboarding import approved_user, create_user, set_fault
+
+
+async def stored_application(
+    session_factory: async_sessionmaker[AsyncSession], user_id: int
+) -> BankprovApplication:
+    async with session_factory() as session:
+        return (
+            await session.execute(
+                select(BankprovApplication).where(BankprovApplication.user_id == user_id)
+            )
+        ).scalar_one()
 
 
 async def test_an_eligible_user_is_accepted_pending_with_the_provider_ids(
@@ -44,12 +56,7 @@ async def test_the_application_keeps_answers_and_file_facts_but_not_the_file(
     user = await eligible_user(api)
     png = samples.png()
     assert (await submit(api, user["Id"], files=proof(png, "bill.png"))).status_code == 202
-    async with session_factory() as session:
-        stored = (
-            await session.execute(
-                select(BankprovApplication).where(BankprovApplication.user_id == user["Id"])
-            )
-        ).scalar_one()
+    stored = await stored_application(session_factory, user["Id"])
     assert stored.requested_features == ["PAYMENTS", "CARDS"]
     assert (stored.proof_of_address_type, stored.proof_of_address_size) == ("PNG", len(png))
     assert stored.atm_withdrawals_required is True
@@ -130,9 +137,64 @@ async def test_a_proof_of_address_dated_in_the_future_is_refused(api: httpx.Asyn
     assert response.json()["Code"] == "PROOF_OF_ADDRESS_DATE_IN_FUTURE"
 
 
-def test_three_months_back_from_a_long_month_end_is_the_shorter_month_end() -> None:
-    from datetime import date
+def _pdf_date(day: date) -> str:
+    return f"D:{day:%Y%m%d}120000Z"
 
+
+async def test_the_spec_form_without_a_proof_of_address_date_is_accepted(
+    api: httpx.AsyncClient, session_factory: async_sessionmaker[AsyncSession]
+) -> None:
+    user = await eligible_user(api)
+    response = await submit(api, user["Id"], ProofOfAddressDate=...)
+    assert response.status_code == 202, response.text
+    stored = await stored_application(session_factory, user["Id"])
+    assert stored.proof_of_address_date is None
+
+
+async def test_without_a_stated_date_a_file_written_too_long_ago_is_refused(
+    api: httpx.AsyncClient,
+) -> None:
+    user = await eligible_user(api)
+    written = earliest_proof_of_address_date(today()) - timedelta(days=1)
+    response = await submit(
+        api,
+        user["Id"],
+        ProofOfAddressDate=...,
+        files=proof(samples.pdf_written(_pdf_date(written))),
+    )
+    assert (response.status_code, response.json()["Code"]) == (400, "PROOF_OF_ADDRESS_TOO_OLD")
+    assert list(response.json()["ValidationErrors"]) == ["ProofOfAddress"]
+
+
+async def test_without_a_stated_date_a_photo_taken_too_long_ago_is_refused(
+    api: httpx.AsyncClient,
+) -> None:
+    user = await eligible_user(api)
+    taken = earliest_proof_of_address_date(today()) - timedelta(days=40)
+    photo = samples.jpeg_taken(f"{taken:%Y:%m:%d} 10:00:00")
+    response = await submit(api, user["Id"], ProofOfAddressDate=..., files=proof(photo, "bill.jpg"))
+    assert (response.status_code, response.json()["Code"]) == (400, "PROOF_OF_ADDRESS_TOO_OLD")
+
+
+async def test_without_a_stated_date_a_recently_written_file_is_accepted(
+    api: httpx.AsyncClient,
+) -> None:
+    user = await eligible_user(api)
+    old_then_edited = samples.pdf_written(
+        _pdf_date(today() - timedelta(days=400)), _pdf_date(today() - timedelta(days=5))
+    )
+    response = await submit(api, user["Id"], ProofOfAddressDate=..., files=proof(old_then_edited))
+    assert response.status_code == 202, response.text
+
+
+async def test_a_stated_date_decides_over_the_files_own_date(api: httpx.AsyncClient) -> None:
+    user = await eligible_user(api)
+    written = earliest_proof_of_address_date(today()) - timedelta(days=30)
+    response = await submit(api, user["Id"], files=proof(samples.pdf_written(_pdf_date(written))))
+    assert response.status_code == 202, response.text
+
+
+def test_three_months_back_from_a_long_month_end_is_the_shorter_month_end() -> None:
     assert earliest_proof_of_address_date(date(2026, 5, 31)) == date(2026, 2, 28)
     assert earliest_proof_of_address_date(date(2026, 1, 15)) == date(2025, 10, 15)
 
@@ -148,6 +210,38 @@ async def test_unknown_form_fields_are_refused(api: httpx.AsyncClient) -> None:
     user = await eligible_user(api)
     response = await submit(api, user["Id"], Nickname="x")
     assert response.json()["ValidationErrors"] == {"Nickname": ["Unknown field."]}
+
+
+async def test_form_part_names_match_in_any_letter_case(api: httpx.AsyncClient) -> None:
+    user = await eligible_user(api)
+    response = await api.post(
+        "/api/v2/banking/bankprov-onboarding",
+        params={"userId": user["Id"]},
+        data={name.lower(): value for name, value in onboarding_fields().items()},
+        files=[("PROOFOFADDRESS", ("statement.pdf", samples.pdf(), "application/pdf"))],
+    )
+    assert response.status_code == 202, response.text
+
+
+async def test_a_form_field_sent_twice_in_different_cases_is_duplicate_field(
+    api: httpx.AsyncClient,
+) -> None:
+    user = await eligible_user(api)
+    response = await submit(api, user["Id"], mainpurpose="Saving")
+    assert (response.status_code, response.json()["Code"]) == (400, "DUPLICATE_FIELD")
+    assert response.json()["ValidationErrors"] == {"MainPurpose": ["Send this field once."]}
+
+
+async def test_a_repeated_field_takes_its_values_in_any_case(
+    api: httpx.AsyncClient, session_factory: async_sessionmaker[AsyncSession]
+) -> None:
+    user = await eligible_user(api)
+    response = await submit(
+        api, user["Id"], RequestedFeatures=["PAYMENTS"], requestedfeatures=["CARDS"]
+    )
+    assert response.status_code == 202, response.text
+    stored = await stored_application(session_factory, user["Id"])
+    assert stored.requested_features == ["PAYMENTS", "CARDS"]
 
 
 async def test_a_json_body_is_unsupported(api: httpx.AsyncClient) -> None:

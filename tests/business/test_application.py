@@ -42,6 +42,25 @@ async def test_a_new_application_is_a_draft_with_the_lower_case_shape(
     )
 
 
+async def test_the_business_type_is_the_businesss_own_words(api: httpx.AsyncClient) -> None:
+    user_id = await business_user(api)
+    body = await create_application(
+        api, user_id, BusinessType="Gesellschaft mit beschränkter Haftung"
+    )
+    assert body["type"] == "Gesellschaft mit beschränkter Haftung"
+
+
+async def test_a_business_type_longer_than_64_characters_is_refused(
+    api: httpx.AsyncClient,
+) -> None:
+    user_id = await business_user(api)
+    response = await api.post(
+        APPLICATION, params={"userId": user_id}, json=application_payload(BusinessType="x" * 65)
+    )
+    assert response.status_code == 400
+    assert list(response.json()["ValidationErrors"]) == ["BusinessType"]
+
+
 async def test_get_returns_the_application(api: httpx.AsyncClient) -> None:
     user_id = await business_user(api)
     created = await create_application(api, user_id)

@@ -117,16 +117,6 @@ async def test_auto_lock_put_enable_disable(api: httpx.AsyncClient) -> None:
     assert (await card_detail(api, card))["AutoLockEnabled"] is True
 
 
-async def test_auto_lock_body_needs_lower_case_enabled(api: httpx.AsyncClient) -> None:
-    card = await ordered_card(api, await approved_card_user(api))
-    response = await api.put(
-        f"/api/v2/cards/{card['Id']}/auto-lock",
-        params={"userId": card["UserId"]},
-        json={"Enabled": True},
-    )
-    assert response.status_code == 400
-
-
 async def test_cancel_emits_card_deleted(api: httpx.AsyncClient, app: FastAPI) -> None:
     card = await ordered_card(api, await approved_card_user(api))
     response = await api.delete(f"/api/v2/cards/{card['Id']}", params={"userId": card["UserId"]})

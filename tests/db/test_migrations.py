@@ -96,7 +96,7 @@ def test_queued_deliveries_with_failed_attempts_become_retrying_at_0017(tmp_path
     assert downgraded == [("whd_again", "pending"), ("whd_gone", "failed"), ("whd_new", "pending")]
 
 
-def test_webhook_secrets_are_sealed_at_0017a_and_opened_again_on_downgrade(
+def test_webhook_secrets_are_sealed_at_0018_and_opened_again_on_downgrade(
     tmp_path: Path, settings: Settings
 ) -> None:
     path = tmp_path / "upgrade.db"
@@ -105,7 +105,7 @@ def test_webhook_secrets_are_sealed_at_0017a_and_opened_again_on_downgrade(
     secret = "whsec_" + "A" * 43 + "="
     with sqlite3.connect(path) as db:
         _company_with_deliveries(db, [])
-    command.upgrade(config, "0017a")
+    command.upgrade(config, "0018")
     with sqlite3.connect(path) as db:
         [sealed] = db.execute("SELECT webhook_secret FROM companies").fetchone()
     command.downgrade(config, "0017")
@@ -114,3 +114,25 @@ def test_webhook_secrets_are_sealed_at_0017a_and_opened_again_on_downgrade(
     assert secret not in sealed
     assert settings.secret_keyring().open(sealed, purpose="companies.webhook_secret") == secret
     assert opened == secret
+
+
+def test_going_back_before_0019_dates_an_undated_proof_of_address_by_its_application(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "downgrade.db"
+    config = alembic_config(f"sqlite+aiosqlite:///{path}")
+    command.upgrade(config, "0019")
+    with sqlite3.connect(path) as db:
+        db.execute(
+            "INSERT INTO bankprov_applications (id, company_id, user_id, correlation_id, "
+            "provider_account_id, requested_features, main_purpose, source_of_funds, "
+            "destination_of_funds, currencies_required, annual_volume, number_of_payments, "
+            "proof_of_address_type, proof_of_address_size, proof_of_address_sha256, "
+            "proof_of_address_date, created_at, updated_at) VALUES (1, 1, 1, 'c', 'a', '[]', "
+            "'m', 's', 'GB', 'EUR', '1+', '1+', 'PDF', 1, 'h', NULL, "
+            "'2026-11-26 09:30:00.123456', '2026-11-26 09:30:00.123456')"
+        )
+    command.downgrade(config, "0016")
+    with sqlite3.connect(path) as db:
+        dated = db.execute("SELECT proof_of_address_date FROM bankprov_applications").fetchall()
+    assert dated == [("2026-11-26",)]

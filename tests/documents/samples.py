@@ -37,6 +37,30 @@ def pdf(*widths: int, height: int = 50) -> bytes:
     return out.getvalue()
 
 
+def pdf_written(*dates: str) -> bytes:
+    """A one-page PDF whose metadata records `dates` as its creation (and modification) date,
+    in the PDF date format (`D:20260801120000Z`)."""
+    writer = PdfWriter()
+    writer.add_blank_page(width=100, height=50)
+    writer.add_metadata(dict(zip(("/CreationDate", "/ModDate"), dates, strict=False)))
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def jpeg_taken(moment: str, tag: int = 0x9003) -> bytes:
+    """A JPEG whose EXIF records `moment` (`2026:08:01 12:00:00`) under `tag` (default
+    DateTimeOriginal, in the Exif IFD; 0x0132 is DateTime, in the main IFD)."""
+    exif = Image.Exif()
+    if tag == 0x0132:
+        exif[tag] = moment
+    else:
+        exif.get_ifd(0x8769)[tag] = moment
+    out = io.BytesIO()
+    Image.new("RGB", (40, 30), (10, 120, 10)).save(out, format="JPEG", exif=exif)
+    return out.getvalue()
+
+
 def page_widths(data: bytes) -> list[int]:
     return [round(float(page.mediabox.width)) for page in PdfReader(io.BytesIO(data)).pages]
 

@@ -14,6 +14,12 @@ Loaded by the schemathesis CLI through SCHEMATHESIS_HOOKS=tests.fuzz.hooks.
 * a KYC request without `Ssn` names a nationality other than the US: without `Nationality`
   the user's stored `Country` decides whether `Ssn` is required, and a user the fuzzer
   created in the US made a schema-valid body a 400 `SSN_REQUIRED`, as the document says.
+* an integer in a body is an integer literal (the API description says `1.0` is refused;
+  JSON Schema cannot tell `1.0` from `1`): a whole number the fuzzer drew as a float is sent
+  as an integer, as in paths and query strings;
+* an amount may also be sent as a decimal string (the API description says so; the document
+  shows the number, whose bounds and decimals JSON Schema can state): a negative case whose
+  only fault is an amount written as such a string is valid data, and is dropped.
 Everything else, including the decimals an amount may have in its currency, is in the
 document itself.
 """
@@ -21,7 +27,9 @@ document itself.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from datetime import date, timedelta
+from decimal import Decimal
 from typing import Any
 
 import phonenumbers
@@ -75,6 +83,7 @@ NOT_US = "GB"
 
 @schemathesis.hook
 def map_body(ctx: schemathesis.HookContext, body: Any) -> Any:
+    body = _integers(body)
     operation = ctx.operation
     if (
         operation is not None
@@ -87,6 +96,49 @@ def map_body(ctx: schemathesis.HookContext, body: Any) -> Any:
         # invalid, so negative cases are not turned into valid ones.
         return {**body, "Nationality": NOT_US}
     return body
+
+
+def _integers(value: Any) -> Any:
+    """Whole-number floats as integers, all through a JSON body: the same value to JSON Schema,
+    so a negative case stays negative and a positive one positive."""
+    if isinstance(value, dict):
+        return {name: _integers(each) for name, each in value.items()}
+    if isinstance(value, list):
+        return [_integers(each) for each in value]
+    return _plain(value)
+
+
+# A decimal written as text, as an amount field takes it (`finplat.kit.money`).
+DECIMAL_TEXT = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?")
+
+
+@schemathesis.hook
+def filter_body(ctx: schemathesis.HookContext, body: Any) -> bool:
+    operation = ctx.operation
+    if operation is None or not isinstance(body, dict):
+        return True
+    for alternative in operation.body:
+        if alternative.media_type != "application/json":
+            continue
+        validator = alternative.get_validator()
+        if any(validator.is_valid(variant) for variant in _amounts_as_numbers(body)):
+            return False
+    return True
+
+
+def _amounts_as_numbers(value: Any) -> Iterator[Any]:
+    """`value` with one decimal string written as the number it means, for each such string."""
+    if isinstance(value, str) and DECIMAL_TEXT.fullmatch(value):
+        number = Decimal(value)
+        yield int(number) if number == number.to_integral_value() else float(number)
+    elif isinstance(value, dict):
+        for name, each in value.items():
+            for variant in _amounts_as_numbers(each):
+                yield {**value, name: variant}
+    elif isinstance(value, list):
+        for index, each in enumerate(value):
+            for variant in _amounts_as_numbers(each):
+                yield [*value[:index], variant, *value[index + 1 :]]
 
 
 def _plain(value: Any) -> Any:

@@ -6,7 +6,7 @@ from decimal import Decimal
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from finplat.kit.money import DecimalAmount, ExcessPrecision, exponent, from_minor, to_minor
 
@@ -60,6 +60,45 @@ def test_amounts_are_json_numbers_with_exact_digits_at_any_size(minor: int, plac
     parsed = json.loads(rendered, parse_float=Decimal, parse_int=Decimal)["Value"]
     assert parsed == value
     assert b'"Value":"' not in rendered  # a number, not a string
+
+
+@pytest.mark.parametrize("text", ["100.50", "0", "-5", "0.000001", "250000.00"])
+def test_an_amount_as_a_decimal_string_is_that_decimal_exactly(text: str) -> None:
+    value = _Wire.model_validate({"Value": text}).Value
+    assert value.as_tuple() == Decimal(text).as_tuple()  # 100.50 keeps its trailing zero
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "1e3",
+        " 10",
+        "10 ",
+        "10,00",
+        "NaN",
+        "Infinity",
+        "-Infinity",
+        "+5",
+        ".5",
+        "5.",
+        "",
+        "007",
+        "1_000",
+        "\uff11\uff10",
+        "10\n",
+        "0x10",
+        "1.2.3",
+    ],
+)
+def test_an_amount_string_that_is_not_a_plain_decimal_is_refused(text: str) -> None:
+    with pytest.raises(ValidationError, match="decimal string"):
+        _Wire.model_validate({"Value": text})
+
+
+@pytest.mark.parametrize("value", [True, 1.5, None, [], {}])
+def test_an_amount_is_never_a_boolean_a_float_or_another_type(value: object) -> None:
+    with pytest.raises(ValidationError):
+        _Wire.model_validate({"Value": value})
 
 
 def test_marked_amount_inside_user_text_cannot_be_forged() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 import httpx
+import pytest
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -34,6 +35,24 @@ async def test_kyc_url_returns_the_full_session(api: httpx.AsyncClient) -> None:
     assert session["Configuration"] == {"levelName": "basic-kyc-level"}
     assert session["Url"].startswith("http://finplat.test/sandbox/identity/verify#token=")
     assert session["AccessToken"] in session["Url"]
+
+
+@pytest.mark.parametrize("address", ["203.0.113.7", "2001:db8::1%eth0", "203.0.113.7:51234"])
+async def test_the_ip_address_is_taken_as_the_caller_saw_it(
+    api: httpx.AsyncClient, address: str
+) -> None:
+    user = await create_user(api)
+    session = await start_kyc(api, user["Id"], IpAddress=address)
+    assert session["Status"] == "PENDING"
+
+
+async def test_an_ip_address_longer_than_64_characters_is_refused(api: httpx.AsyncClient) -> None:
+    user = await create_user(api)
+    response = await api.post(
+        f"/api/v2/users/{user['Id']}/sumsub/kyc-url", json={"IpAddress": "1" * 65}
+    )
+    assert response.status_code == 400
+    assert list(response.json()["ValidationErrors"]) == ["IpAddress"]
 
 
 async def test_access_token_is_short_lived(api: httpx.AsyncClient) -> None:

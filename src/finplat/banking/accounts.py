@@ -98,6 +98,33 @@ async def company_account(
     return account
 
 
+async def account_of(
+    session: AsyncSession, *, company_id: int, user_id: int | None, account_id: str
+) -> ProviderAccount:
+    """The banking account `account_id` names, and with it the target user: with `user_id`,
+    it must be that user's (404 `USER_NOT_FOUND` for an unknown user, 404
+    `ACCOUNT_NOT_FOUND` for another user's account, as for one that does not exist); without
+    it, any of the company's users' (the spec's order routes, quotations and payouts, where
+    `userId` is optional)."""
+    if user_id is not None:
+        return await user_account(
+            session, company_id=company_id, user_id=user_id, account_id=account_id
+        )
+    return await company_account(session, company_id=company_id, account_id=account_id)
+
+
+async def holder_of(session: AsyncSession, *, company_id: int, account_id: str) -> int:
+    """The user holding the banking account `account_id` (404 `ACCOUNT_NOT_FOUND` for an
+    unknown account or another company's): the target user of an operation whose `userId` is
+    optional. The account's status is checked where the operation uses it."""
+    account = await ProviderAccountRepository(session, company_id).by_provider_account(
+        BankProvider.BANKPROV.value, account_id
+    )
+    if account is None:
+        raise AccountNotFound("No banking account with that AccountId in this company.")
+    return account.user_id
+
+
 async def find_budget(
     session: AsyncSession, *, company_id: int, budget_id: str
 ) -> BankingBudget | None:
@@ -109,8 +136,11 @@ async def find_budget(
 async def user_budget(
     session: AsyncSession, *, company_id: int, user_id: int, budget_id: str
 ) -> BankingBudget:
+    """The user's budget; 404 `USER_NOT_FOUND` for an unknown user, else
+    `BUDGET_NOT_FOUND`."""
     budget = await find_budget(session, company_id=company_id, budget_id=budget_id)
     if budget is None or budget.user_id != user_id:
+        await users.get_user(session, company_id=company_id, user_id=user_id)
         raise BudgetNotFound()
     return budget
 

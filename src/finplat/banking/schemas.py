@@ -4,13 +4,14 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Annotated, Literal
 
+from fastapi import Query
 from pydantic import Field
 
 from finplat.banking.discovery import BalanceView, BudgetView, CardBalanceView, CurrencyTotal
 from finplat.banking.identifiers import ACCOUNT_ID_PATTERN, BUDGET_ID_PATTERN
 from finplat.kit.fields import SafeText
 from finplat.kit.money import STABLECOINS, DecimalAmount, from_minor
-from finplat.kit.schemas import RequestModel, ResponseModel
+from finplat.kit.schemas import MAX_ID, PARAMETER_ID, RequestModel, ResponseModel
 from finplat.ledger.schemas import BalanceResponse
 from finplat.ledger.service import Balance
 from finplat.providers.banking.base import BUDGET_CURRENCIES, BankingDetails
@@ -29,6 +30,18 @@ AccountIdField = Annotated[
         description="The `AccountId` the service returned (banking accounts listing).",
     ),
 ]
+OptionalUserIdQuery = Annotated[
+    int | None,
+    Query(
+        ge=1,
+        le=MAX_ID,
+        description="The target user's `Id`. When given, `AccountId` must be this user's "
+        "account; without it, the user is the holder of `AccountId`, a banking account of the "
+        "company's users.",
+    ),
+    PARAMETER_ID,
+]
+"""`userId` where the spec does not require it: the account names the user."""
 BudgetIdField = Annotated[
     str,
     Field(

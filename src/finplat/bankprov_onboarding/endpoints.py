@@ -3,9 +3,7 @@ information requests."""
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from fastapi import Query, Request, status
+from fastapi import Request, status
 
 from finplat.bankprov_onboarding import service
 from finplat.bankprov_onboarding.schemas import (
@@ -22,13 +20,11 @@ from finplat.bankprov_onboarding.schemas import (
 )
 from finplat.documents.multipart import parse_fields, read_form, single_file
 from finplat.errors import error_responses
-from finplat.kit.schemas import MAX_ID, UserIdPath
+from finplat.kit.schemas import UserIdPath, UserIdQuery
 from finplat.providers.banking_onboarding.base import InformationAnswer
 from finplat.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 
 router = api_router(tags=["Banking-provider onboarding"])
-
-UserIdQuery = Annotated[int, Query(ge=1, le=MAX_ID, description="The user's `Id`.")]
 
 
 @router.post(
@@ -40,10 +36,14 @@ UserIdQuery = Annotated[int, Query(ge=1, le=MAX_ID, description="The user's `Id`
     "application: 409 `BUSINESS_USER_NOT_ALLOWED`) whose base KYC is approved (409 "
     "`KYC_NOT_APPROVED`), on a tier with a banking-provider product (409 "
     "`TIER_EXCLUDES_BANKPROV`), and not submitted before (409 "
-    "`BANKPROV_ONBOARDING_ALREADY_SUBMITTED`). `ProofOfAddress` is checked by its content "
-    "(400 `INVALID_PROOF_OF_ADDRESS`). Accepted applications are `PENDING` with the banking "
-    "provider; status changes arrive as `account.status_updated` webhooks. After a 503, send "
-    "the same request again: it completes the same provider application.",
+    "`BANKPROV_ONBOARDING_ALREADY_SUBMITTED`). The form is the spec's twelve fields; "
+    "`ProofOfAddressDate` is an optional extra. `ProofOfAddress` is checked by its content "
+    "(400 `INVALID_PROOF_OF_ADDRESS`) and must not be older than three months: by "
+    "`ProofOfAddressDate` when given, else by the latest date the file records (400 "
+    "`PROOF_OF_ADDRESS_TOO_OLD`), else the banking provider's review decides. Accepted "
+    "applications are `PENDING` with the banking provider; status changes arrive as "
+    "`account.status_updated` webhooks. After a 503, send the same request again: it completes "
+    "the same provider application.",
     responses=error_responses(400, 404, 409, 503),
     openapi_extra=onboarding_request_body(),
 )

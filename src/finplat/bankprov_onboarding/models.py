@@ -33,7 +33,9 @@ class BankprovApplication(CompanyOwned, Timestamped, Base):
     proof_of_address_type: Mapped[str] = mapped_column(String(8))
     proof_of_address_size: Mapped[int] = mapped_column(Integer)
     proof_of_address_sha256: Mapped[str] = mapped_column(String(64))
-    proof_of_address_date: Mapped[date] = mapped_column(Date)
+    # As the caller stated it; null when not stated (the file's own date, or the provider's
+    # review, decided its age).
+    proof_of_address_date: Mapped[date | None] = mapped_column(Date, default=None)
 
 
 class BankprovDocument(CompanyOwned, Timestamped, Base):

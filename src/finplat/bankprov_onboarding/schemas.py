@@ -34,16 +34,20 @@ Range = Annotated[
         examples=["10000-50000"],
     ),
 ]
-ProofOfAddressDate = Annotated[
+IssueDate = Annotated[
     IsoDate,
     WithJsonSchema(
         {
             "type": "string",
             "format": RECENT_DATE_FORMAT,
             "pattern": r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$",
-            "description": "The date the proof of address was issued, YYYY-MM-DD: not in the "
-            "future and not more than three calendar months before today (400 "
-            "`PROOF_OF_ADDRESS_DATE_IN_FUTURE` or `PROOF_OF_ADDRESS_TOO_OLD`).",
+            "description": "Optional (not in the spec's form): the date the proof of address "
+            "was issued, YYYY-MM-DD, not in the future and not more than three calendar months "
+            "before today (400 `PROOF_OF_ADDRESS_DATE_IN_FUTURE` or `PROOF_OF_ADDRESS_TOO_OLD`). "
+            "Without it, the latest date the file records about itself (a PDF's creation or "
+            "modification date, an image's EXIF date) must not be older than three months (400 "
+            "`PROOF_OF_ADDRESS_TOO_OLD` on `ProofOfAddress`); a file that records no date is "
+            "left to the banking provider's review.",
             "examples": ["2026-11-01"],
         }
     ),
@@ -58,7 +62,8 @@ class PersonalOnboardingForm(BaseModel):
     RequestedFeatures: list[RequestedFeature] = Field(
         min_length=1,
         max_length=2,
-        description="Repeat the field for each feature wanted.",
+        description="Repeat the field for each feature wanted. A closed list (`PAYMENTS`, "
+        "`CARDS`): the banking provider's two products, each with its own checks.",
     )
     MainPurpose: Annotated[SafeText, Field(max_length=200)] = Field(
         description="What the account is mainly for."
@@ -82,7 +87,7 @@ class PersonalOnboardingForm(BaseModel):
     AtmWithdrawalsRequired: FormBool | None = None
     NumberOfCardsRequired: Annotated[int, Field(ge=0, le=20), FORM_DIGITS] | None = None
     CardAnnualSpend: Range | None = None
-    ProofOfAddressDate: ProofOfAddressDate
+    ProofOfAddressDate: IssueDate | None = None
 
 
 def _nullable_inline(schema: dict[str, Any]) -> None:
@@ -102,8 +107,8 @@ def onboarding_request_body() -> dict[str, Any]:
         PersonalOnboardingForm,
         files={
             "ProofOfAddress": document_file_schema(
-                "A JPG/JPEG, PNG or PDF file (checked by its content, not its name), issued "
-                "on `ProofOfAddressDate`."
+                "A JPG/JPEG, PNG or PDF file (checked by its content, not its name), not "
+                "older than three months: see `ProofOfAddressDate`."
             )
         },
         required_files=["ProofOfAddress"],

@@ -20,6 +20,7 @@ from finplat.bankprov_onboarding.models import BankprovApplication, BankprovDocu
 from finplat.bankprov_onboarding.repository import ApplicationRepository, DocumentRepository
 from finplat.bankprov_onboarding.schemas import MAX_DOCUMENT_FILES, PersonalOnboardingForm
 from finplat.business import service as business
+from finplat.documents.file_dates import latest_recorded_date
 from finplat.documents.file_types import (
     PROOF_OF_ADDRESS_TYPES,
     VERIFICATION_DOCUMENT_TYPES,
@@ -134,17 +135,33 @@ def earliest_proof_of_address_date(on: date) -> date:
     raise AssertionError("unreachable")
 
 
-def check_proof_of_address(proof: UploadedFile, issued_on: date) -> IdentifiedFile:
+def check_proof_of_address(proof: UploadedFile, issued_on: date | None) -> IdentifiedFile:
+    """The proof of address must be a readable JPG/JPEG, PNG or PDF not older than three
+    months (spec, "Limits"). Its age is known from `ProofOfAddressDate` when the caller states
+    it; otherwise from the latest date the file records about itself (PDF metadata, EXIF),
+    which can only show a document too old; with neither, the provider's review decides."""
     try:
         identified = identify(proof.data, PROOF_OF_ADDRESS_TYPES)
     except UnreadableFile as exc:
         raise InvalidProofOfAddress(validation_errors={"ProofOfAddress": [str(exc)]}) from None
     now = today()
+    earliest = earliest_proof_of_address_date(now)
+    if issued_on is None:
+        recorded = latest_recorded_date(proof.data, identified.type, today=now)
+        if recorded is not None and recorded < earliest:
+            raise ProofOfAddressTooOld(
+                validation_errors={
+                    "ProofOfAddress": [
+                        f"The file was last written on {recorded}: a proof of address must "
+                        f"be from {earliest} or later."
+                    ]
+                }
+            )
+        return identified
     if issued_on > now:
         raise ProofOfAddressDateInFuture(
             validation_errors={"ProofOfAddressDate": ["Must not be after today."]}
         )
-    earliest = earliest_proof_of_address_date(now)
     if issued_on < earliest:
         raise ProofOfAddressTooOld(
             validation_errors={"ProofOfAddressDate": [f"Must be on or after {earliest}."]}

@@ -29,32 +29,46 @@ from finplat.kit.fields import (
     EmailAddress,
     IsoDate,
     SafeText,
+    json_integer,
 )
-from finplat.kit.fields import _whole_number as whole_number
 from finplat.kit.money import DecimalAmount
 from finplat.kit.pagination import Page
-from finplat.kit.schemas import MAX_ID, RequestModel, ResponseModel
+from finplat.kit.schemas import MAX_ID, PARAMETER_ID, RequestModel, ResponseModel
 
 UserIdQuery = Annotated[
     int,
     Query(ge=1, le=MAX_ID, description="The business user's `Id`."),
+    PARAMETER_ID,
 ]
 PersonIdPath = Annotated[
     int,
     Path(ge=1, le=MAX_ID, description="An associated person's `Id`."),
+    PARAMETER_ID,
 ]
 
-BusinessTypeCode = Literal[
-    "LIMITED_COMPANY",
-    "PUBLIC_LIMITED_COMPANY",
-    "LIMITED_LIABILITY_PARTNERSHIP",
-    "PARTNERSHIP",
-    "SOLE_TRADER",
-    "CHARITY",
-    "OTHER",
+# The spec gives `BusinessType` no values and nothing here depends on one: it is the
+# business's legal form in its own words, passed to the provider as sent.
+BusinessTypeText = Annotated[SafeText, Field(max_length=64, examples=["LIMITED_COMPANY"])]
+BUSINESS_TYPE = (
+    "The business's legal form, as its registry names it (such as `LIMITED_COMPANY`, `Private "
+    "limited company`, `GmbH`); kept and passed to the banking provider as sent."
+)
+# Closed lists of this service's own objects, kept because the banking provider's KYB review
+# needs them: who a person is to the business, and which address is the registered one.
+PersonRole = Annotated[
+    Literal["DIRECTOR", "UBO", "SHAREHOLDER"],
+    Field(
+        description="A closed list: the banking provider's KYB checks differ by role "
+        "(directors, ultimate beneficial owners, shareholders)."
+    ),
 ]
-PersonRole = Literal["DIRECTOR", "UBO", "SHAREHOLDER"]
-AddressType = Literal["REGISTERED", "TRADING", "OPERATING"]
+AddressType = Annotated[
+    Literal["REGISTERED", "TRADING", "OPERATING"],
+    Field(
+        description="A closed list: the banking provider's KYB review needs to know which "
+        "address is the registered one."
+    ),
+]
 ApplicationStatus = Literal[
     "draft", "submitted", "in_review", "approved", "rejected", "more_information_required"
 ]
@@ -76,7 +90,7 @@ PersonDocumentType = Literal[
 
 # A whole number from 0 to ten million (bounds before the JSON-integer check, so that the
 # document shows them as minimum and maximum).
-Count = Annotated[int, Field(ge=0, le=10_000_000), BeforeValidator(whole_number)]
+Count = Annotated[int, Field(ge=0, le=10_000_000), BeforeValidator(json_integer)]
 
 EARLIEST_INCORPORATION = date(1800, 1, 1)
 URL_PATTERN = r"^https?://[^\u0000-\u0020\u007f-\u009f]+$"
@@ -213,7 +227,7 @@ class BusinessApplicationCreate(RequestModel):
     )
 
     Market: MarketField | None = None
-    BusinessType: BusinessTypeCode
+    BusinessType: BusinessTypeText = Field(description=BUSINESS_TYPE)
     CountryOfIncorporation: CountryCode | None = Field(
         default=None,
         description="ISO 3166-1 alpha-2. Decides the market when `Market` is omitted "
@@ -311,7 +325,7 @@ class ComplianceRequirements(RequestModel):
     """The application's compliance requirements; every field optional. Each request
     replaces what was sent before."""
 
-    BusinessType: BusinessTypeCode | None = None
+    BusinessType: BusinessTypeText | None = Field(default=None, description=BUSINESS_TYPE)
     IndustryMain: Annotated[SafeText, Field(max_length=100)] | None = None
     IndustrySub: Annotated[SafeText, Field(max_length=100)] | None = None
     Country: CountryCode | None = None
@@ -417,13 +431,16 @@ class BusinessDocumentResponse(ResponseModel):
         )
 
 
+DOCUMENT_TYPE_REASON = "A closed list: the banking provider files and reviews documents by type."
+
+
 class ApplicationDocumentForm(RequestModel):
     """The text part of an application document upload."""
 
-    DocumentType: ApplicationDocumentType
+    DocumentType: ApplicationDocumentType = Field(description=DOCUMENT_TYPE_REASON)
 
 
 class PersonDocumentForm(RequestModel):
     """The text part of an associated person's document upload."""
 
-    DocumentType: PersonDocumentType
+    DocumentType: PersonDocumentType = Field(description=DOCUMENT_TYPE_REASON)

@@ -61,6 +61,7 @@ from finplat.providers.cards.base import (
 )
 from finplat.providers.errors import ProviderRejected, ProviderUnavailable
 from finplat.providers.registry import Providers, configured
+from finplat.users import service as users
 
 MIN_TOPUP = Decimal("5.00")
 MAX_TOPUP = Decimal("250000.00")
@@ -142,9 +143,12 @@ async def find_card(
     user_id: int | None = None,
     lock: bool = False,
 ) -> Card:
-    """The company's card (the user's, when `user_id` is given); 404 `CARD_NOT_FOUND` else."""
+    """The company's card (the user's, when `user_id` is given); 404 `CARD_NOT_FOUND` else,
+    or `USER_NOT_FOUND` when the given user is unknown."""
     card = await CardRepository(session, company_id).find(card_id, user_id=user_id, lock=lock)
     if card is None:
+        if user_id is not None:
+            await users.get_user(session, company_id=company_id, user_id=user_id)
         raise CardNotFound()
     return card
 

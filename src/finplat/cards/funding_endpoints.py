@@ -17,9 +17,16 @@ from finplat.cards import auto_topup, fees, funding, service
 from finplat.cards.models import Card
 from finplat.errors import error_responses
 from finplat.idempotency.http import IdempotencyKeyHeader, claim_request
-from finplat.kit.fields import WholeNumber
 from finplat.kit.money import AmountRange, DecimalAmount, from_minor, requested_amount
-from finplat.kit.schemas import MAX_ID, RequestModel, ResponseModel, TierIdPath, UserIdQuery
+from finplat.kit.schemas import (
+    MAX_ID,
+    PARAMETER_ID,
+    BodyId,
+    RequestModel,
+    ResponseModel,
+    TierIdPath,
+    UserIdQuery,
+)
 from finplat.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 
 router = api_router(tags=["Cards"])
@@ -35,8 +42,8 @@ def multiples(step: float, *names: str) -> JsonDict:
 
 
 def card_id_field() -> Any:
-    """`CardId` in a body: a whole number (5 or 5.0) from 1 to MAX_ID."""
-    return Field(ge=1, le=MAX_ID, description="The card's local `Id`.")
+    """`CardId` in a body."""
+    return Field(description="The card's local `Id`.")
 
 
 TopupValue = Annotated[
@@ -64,8 +71,16 @@ class TopupRequest(RequestModel):
         }
     )
 
-    CardId: WholeNumber = card_id_field()
-    Token: Annotated[CardCurrency, Field(strict=False, description="The currency code (USD).")]
+    CardId: BodyId = card_id_field()
+    Token: Annotated[
+        CardCurrency,
+        Field(
+            strict=False,
+            description="The currency code. A closed list, `USD`: the spec says USD is used, "
+            "card balances are held in USD and the top-up is drawn from the USD master "
+            "account.",
+        ),
+    ]
     Value: TopupValue
 
 
@@ -87,8 +102,15 @@ class UnloadRequest(RequestModel):
         }
     )
 
-    CardId: WholeNumber = card_id_field()
-    Currency: Annotated[CardCurrency, Field(strict=False)]
+    CardId: BodyId = card_id_field()
+    Currency: Annotated[
+        CardCurrency,
+        Field(
+            strict=False,
+            description="A closed list, `USD`: card balances are held in USD and an unload "
+            "returns USD to the master account (money moves in the card's currency only).",
+        ),
+    ]
     Value: Annotated[DecimalAmount, AmountRange(greater_than=Decimal(0), at_most=funding.MAX_TOPUP)]
 
 
@@ -259,7 +281,7 @@ async def cards_unload(
 async def cards_topup_configuration(
     session: DbSession,
     principal: CurrentPrincipal,
-    cardId: Annotated[int | None, Query(ge=1, le=MAX_ID)] = None,
+    cardId: Annotated[int | None, Query(ge=1, le=MAX_ID), PARAMETER_ID] = None,
 ) -> TopupConfiguration:
     schedule = fees.DEFAULT_SCHEDULE
     if cardId is not None:
@@ -339,7 +361,7 @@ class StableCoin(StrEnum):
 class LowBalanceRule(RequestModel):
     model_config = ConfigDict(json_schema_extra=_AUTO_CENTS)
 
-    CardId: WholeNumber = card_id_field()
+    CardId: BodyId = card_id_field()
     Enabled: bool
     Threshold: LimitAmount
     Amount: AutoAmount
@@ -349,7 +371,7 @@ class LowBalanceRule(RequestModel):
 class FailedTxRule(RequestModel):
     model_config = ConfigDict(json_schema_extra=_AUTO_CENTS)
 
-    CardId: WholeNumber = card_id_field()
+    CardId: BodyId = card_id_field()
     Enabled: bool
     Amount: AutoAmount
     MonthlyLimit: LimitAmount
@@ -417,7 +439,7 @@ async def _settings(session: DbSession, card: Card) -> AutoTopupSettings:
     responses=error_responses(400, 404),
 )
 async def cards_get_auto_topup(
-    cardId: Annotated[int, PathParam(ge=1, le=MAX_ID)],
+    cardId: Annotated[int, PathParam(ge=1, le=MAX_ID), PARAMETER_ID],
     userId: UserIdQuery,
     session: DbSession,
     principal: CurrentPrincipal,

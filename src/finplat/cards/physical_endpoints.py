@@ -15,7 +15,13 @@ from finplat.errors import error_responses
 from finplat.idempotency.http import IdempotencyKeyHeader, claim_request
 from finplat.kit.fields import COUNTRY_CODES
 from finplat.kit.money import DecimalAmount, from_minor
-from finplat.kit.schemas import MAX_ID, RequestModel, ResponseModel, UserIdQuery
+from finplat.kit.schemas import (
+    MAX_ID,
+    PARAMETER_ID,
+    RequestModel,
+    ResponseModel,
+    UserIdQuery,
+)
 from finplat.providers.cards.base import DeliveryAddress
 from finplat.providers.names import BankProvider
 from finplat.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
@@ -30,7 +36,9 @@ CountryQuery = Annotated[
     ),
 ]
 CardTypeIdQuery = Annotated[
-    int, Query(ge=1, le=MAX_ID, description="A physical card product of the user's tier.")
+    int,
+    Query(ge=1, le=MAX_ID, description="A physical card product of the user's tier."),
+    PARAMETER_ID,
 ]
 
 

@@ -14,12 +14,14 @@ from pydantic import ConfigDict, Field
 from finplat.banking.schemas import BudgetIdField
 from finplat.cards.models import Card
 from finplat.cards.status import CardStatus
-from finplat.kit.fields import CountryCode, E164Phone, SafeText, WholeNumber
+from finplat.kit.fields import CountryCode, E164Phone, SafeText
 from finplat.kit.money import DecimalAmount
-from finplat.kit.schemas import MAX_ID, RequestModel, ResponseModel
+from finplat.kit.schemas import MAX_ID, PARAMETER_ID, BodyId, RequestModel, ResponseModel
 from finplat.providers.names import BankProvider, ProviderType, provider_type
 
-CardIdPath = Annotated[int, Path(ge=1, le=MAX_ID, description="The card's local `Id`.")]
+CardIdPath = Annotated[
+    int, Path(ge=1, le=MAX_ID, description="The card's local `Id`."), PARAMETER_ID
+]
 
 # The design catalogue of physical card products (virtual cards have no design).
 PHYSICAL_DESIGNS = ("classic", "midnight")
@@ -60,13 +62,15 @@ class CardOrder(RequestModel):
         }
     )
 
-    UserId: WholeNumber = Field(ge=1, le=MAX_ID, description="The card holder's `Id`.")
-    CardTypeId: WholeNumber = Field(
-        ge=1, le=MAX_ID, description="A card product of the user's tier (`CardTypeId`)."
-    )
+    UserId: BodyId = Field(description="The card holder's `Id`.")
+    CardTypeId: BodyId = Field(description="A card product of the user's tier (`CardTypeId`).")
     Phone: E164Phone
     ExternalCardId: Annotated[SafeText, Field(min_length=1, max_length=255)] | None = None
-    Currency: Annotated[CardOrderCurrency, Field(strict=False)] | None = None
+    Currency: Annotated[CardOrderCurrency, Field(strict=False)] | None = Field(
+        default=None,
+        description="A closed list (`USD`, `EUR`, `GBP`): the card's balance is held in this "
+        "currency, which must be its product's (409 `CARD_CURRENCY_MISMATCH`).",
+    )
     CardName: Annotated[SafeText, Field(min_length=1, max_length=100)] | None = Field(
         default=None, description="Shown as the card's `Nickname`."
     )
@@ -79,8 +83,9 @@ class CardOrder(RequestModel):
     )
     DesignId: Annotated[Design, Field(strict=False)] | None = Field(
         default=None,
-        description="The design identifier: physical products offer `classic` and "
-        "`midnight` (required for them); virtual products have no design.",
+        description="The design identifier. A closed list: the card provider prints the "
+        "physical products' designs `classic` and `midnight` (required for them); virtual "
+        "products have no design.",
     )
 
 

@@ -4,7 +4,9 @@ describe both in the OpenAPI document.
 FastAPI's own form parameters cannot say "`Files` or `File`, not both" in the document nor
 report errors with our field names, so multipart endpoints read the form here: the model
 validates the text fields (form values are text, so booleans are exactly `true`/`false` and
-integers plain digits), files are checked by their bytes by the caller.
+integers plain digits), files are checked by their bytes by the caller. Part names match
+case-insensitively, as JSON property names do (`kit.schemas.FieldNames`): `proofofaddress` is
+the `ProofOfAddress` file and `mainPurpose` the `MainPurpose` field.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from pydantic import BaseModel, BeforeValidator, ValidationError, WithJsonSchema
 from starlette.datastructures import UploadFile
 from starlette.formparsers import MultiPartException
 
-from finplat.errors import UnsupportedMediaType, ValidationFailed
+from finplat.errors import DuplicateField, UnsupportedMediaType, ValidationFailed
+from finplat.kit.schemas import field_names, folded
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
@@ -71,17 +74,21 @@ async def read_form(request: Request, *, file_fields: Collection[str]) -> Multip
     text: dict[str, list[str]] = {}
     files: dict[str, list[UploadedFile]] = {}
     problems: dict[str, list[str]] = {}
-    for name, value in form.multi_items():
+    file_names = {folded(name): name for name in file_fields}
+    for sent, value in form.multi_items():
+        file_field = file_names.get(folded(sent))
         if isinstance(value, UploadFile):
-            if name not in file_fields:
-                problems.setdefault(name, []).append("Must be a text field, not a file.")
+            if file_field is None:
+                problems.setdefault(sent, []).append("Must be a text field, not a file.")
                 continue
             data = await value.read()
-            files.setdefault(name, []).append(UploadedFile(name, value.filename or name, data))
-        elif name in file_fields:
-            problems.setdefault(name, []).append("Must be a file part (with a filename).")
+            files.setdefault(file_field, []).append(
+                UploadedFile(file_field, value.filename or file_field, data)
+            )
+        elif file_field is not None:
+            problems.setdefault(file_field, []).append("Must be a file part (with a filename).")
         else:
-            text.setdefault(name, []).append(value)
+            text.setdefault(sent, []).append(value)
     if problems:
         raise ValidationFailed(validation_errors=problems)
     return MultipartForm(text, files)
@@ -91,34 +98,36 @@ def parse_fields(
     model: type[ModelT], form: MultipartForm, *, required_files: Collection[str] = ()
 ) -> ModelT:
     """Validate the text fields with `model`: list-typed fields take every value of a
-    repeated field, other fields exactly one. Missing `required_files` are reported with the
-    fields' problems."""
-    text = form.text
+    repeated field, other fields exactly one (sent twice, in any letter case, is 400
+    `DUPLICATE_FIELD`). Missing `required_files` are reported with the fields' problems."""
+    names = field_names(model)
+    text: dict[str, list[str]] = {}
+    for sent, values in form.text.items():
+        text.setdefault(names.wire_name(sent), []).extend(values)
     repeated = {
         name
         for name, field in model.model_fields.items()
         if getattr(field.annotation, "__origin__", None) is list or "list[" in str(field.annotation)
     }
-    data: dict[str, Any] = {}
+    duplicated = {
+        name: ["Send this field once."]
+        for name, values in text.items()
+        if len(values) > 1 and name not in repeated
+    }
+    if duplicated:
+        raise DuplicateField(validation_errors=duplicated)
     problems: dict[str, list[str]] = {
         name: ["Field required."] for name in required_files if not form.files.get(name)
     }
-    for name, values in text.items():
-        if name in repeated:
-            data[name] = values
-        elif len(values) > 1:
-            problems[name] = ["Send this field once."]
-        else:
-            data[name] = values[0]
     if problems:
         raise ValidationFailed(validation_errors=problems)
+    data: dict[str, Any] = {
+        name: values if name in repeated else values[0] for name, values in text.items()
+    }
     try:
-        parsed = model.model_validate(data)
+        return model.model_validate(data)
     except ValidationError as exc:
-        problems = {**_field_errors(exc), **problems}
-    if problems:
-        raise ValidationFailed(validation_errors=problems)
-    return parsed
+        raise ValidationFailed(validation_errors=_field_errors(exc)) from None
 
 
 def _field_errors(exc: ValidationError) -> dict[str, list[str]]:

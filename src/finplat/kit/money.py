@@ -110,11 +110,23 @@ def schema_number(value: Decimal) -> int | float:
     return int(value) if value == value.to_integral_value() else float(value)
 
 
+# A decimal written as text: what a JSON number without an exponent may be, so that `"100.50"`
+# means exactly what `100.50` does. No exponent, sign `+`, spaces, thousands separators or
+# decimal commas: a client's formatting is never guessed at.
+_DECIMAL_TEXT = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?")
+NOT_AN_AMOUNT = 'Must be a number, or a decimal string such as "100.50".'
+
+
 def _json_number(value: Any) -> Decimal:
-    """Amounts are JSON numbers: integers or exactly parsed decimals; never strings, booleans or
-    (lossy) floats."""
+    """Amounts are JSON numbers (integers or exactly parsed decimals) or the same decimals as
+    strings (DESIGN.md: "amounts are exact decimals given as JSON numbers or decimal
+    strings"); never booleans or (lossy) floats."""
+    if isinstance(value, str):
+        if _DECIMAL_TEXT.fullmatch(value) is None:
+            raise ValueError(NOT_AN_AMOUNT)
+        return Decimal(value)
     if isinstance(value, bool) or not isinstance(value, int | Decimal):
-        raise ValueError("Must be a number.")
+        raise ValueError(NOT_AN_AMOUNT)
     return Decimal(value)
 
 
@@ -124,7 +136,9 @@ DecimalAmount = Annotated[
     PlainSerializer(amount_for_json, return_type=Any, when_used="json"),
     WithJsonSchema({"type": "number"}),
 ]
-"""A money amount: a JSON number in requests and responses, a `Decimal` in Python."""
+"""A money amount: a JSON number in responses; in requests a JSON number or a decimal string
+(`"100.50"`); a `Decimal` in Python. The document shows the number (the canonical form, whose
+bounds and decimals JSON Schema can state); the API description says strings are taken."""
 
 
 @dataclass(frozen=True, slots=True, order=True)

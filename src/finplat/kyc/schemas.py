@@ -1,10 +1,9 @@
 from __future__ import annotations
 
-import ipaddress
 from datetime import datetime
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, ConfigDict, Field, JsonValue, WithJsonSchema
+from pydantic import ConfigDict, Field, JsonValue
 
 from finplat.kit.fields import CountryCode, IsoDate, SafeText
 from finplat.kit.schemas import RequestModel, ResponseModel
@@ -46,25 +45,9 @@ SsnDigits = Annotated[
 ]
 
 
-def _ip_address(value: str) -> str:
-    try:
-        return str(ipaddress.ip_address(value))
-    except ValueError:
-        raise ValueError("Must be an IPv4 or IPv6 address.") from None
-
-
-IpAddressText = Annotated[
-    str,
-    AfterValidator(_ip_address),
-    WithJsonSchema(
-        {
-            "type": "string",
-            "anyOf": [{"format": "ipv4"}, {"format": "ipv6"}],
-            "description": "The applicant's IPv4 or IPv6 address.",
-            "examples": ["203.0.113.7"],
-        }
-    ),
-]
+# The spec leaves the value open: the address as the caller saw it (IPv4, IPv6, with a zone or
+# a port), kept with the questionnaire for the verification provider's risk checks.
+IpAddressText = Annotated[SafeText, Field(max_length=64, examples=["203.0.113.7"])]
 
 
 class KycQuestionnaire(RequestModel):
@@ -90,7 +73,11 @@ class KycQuestionnaire(RequestModel):
         Annotated[SafeText, Field(max_length=50, description="A range.")] | None
     ) = None
     DocumentIssueDate: IsoDate | None = None
-    IpAddress: IpAddressText | None = None
+    IpAddress: IpAddressText | None = Field(
+        default=None,
+        description="The applicant's IP address as your backend saw it (IPv4 or IPv6, "
+        "usually); kept as sent with the questionnaire.",
+    )
     Nationality: NationalityCode | None = None
     Ssn: SsnDigits | None = None
 
@@ -112,7 +99,10 @@ class ReusableIdentityRequest(KycQuestionnaire):
 
 
 class IdentityDocumentInput(RequestModel):
-    Type: Literal["PASSPORT", "ID_CARD", "DRIVERS_LICENSE", "RESIDENCE_PERMIT"]
+    Type: Literal["PASSPORT", "ID_CARD", "DRIVERS_LICENSE", "RESIDENCE_PERMIT"] = Field(
+        description="A closed list: the verification provider checks each kind of identity "
+        "document against its own rules."
+    )
     Number: Annotated[str, Field(min_length=4, max_length=30, pattern=r"^[A-Za-z0-9-]+$")]
     IssuingCountry: CountryCode
     IssueDate: IsoDate

@@ -1,11 +1,7 @@
 from __future__ import annotations
 
-from typing import Annotated
-
-from fastapi import Query
-
 from finplat.errors import error_responses
-from finplat.kit.schemas import MAX_ID, UserIdPath
+from finplat.kit.schemas import UserIdPath, UserIdQuery
 from finplat.providers.names import BankProvider, provider_type
 from finplat.provisioning import card_accounts
 from finplat.provisioning.schemas import BankingProvidersResponse, ProviderAccountResponse
@@ -13,7 +9,6 @@ from finplat.provisioning.status_report import provider_statuses
 from finplat.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 
 router = api_router(tags=["Provisioning"])
-UserIdQuery = Annotated[int, Query(ge=1, le=MAX_ID, description="The user's `Id`.")]
 
 
 @router.post(

@@ -9,7 +9,7 @@ from fastapi import Path, Query
 
 from finplat.errors import error_responses
 from finplat.kit.pagination import PageParams
-from finplat.kit.schemas import MAX_ID
+from finplat.kit.schemas import MAX_ID, PARAMETER_ID
 from finplat.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 from finplat.transactions import service
 from finplat.transactions.kinds import TransactionStatus, TransactionType
@@ -22,7 +22,7 @@ from finplat.transactions.schemas import (
 router = api_router(tags=["Transactions"])
 
 TransactionIdPath = Annotated[
-    int, Path(alias="id", ge=1, le=MAX_ID, description="The transaction's `Id`.")
+    int, Path(alias="id", ge=1, le=MAX_ID, description="The transaction's `Id`."), PARAMETER_ID
 ]
 OptionalUserIdQuery = Annotated[
     int | None,
@@ -31,6 +31,7 @@ OptionalUserIdQuery = Annotated[
         le=MAX_ID,
         description="Only this user's transactions. An unknown user is 404 `USER_NOT_FOUND`.",
     ),
+    PARAMETER_ID,
 ]
 # Stated in the document but checked by the service, so that a malformed id is answered with
 # the specific 400 `INVALID_PAYMENT_ID` rather than the generic validation error.

@@ -199,9 +199,12 @@ def metadata_of(transaction: Transaction) -> dict[str, Any]:
 async def find(
     session: AsyncSession, *, company_id: int, transaction_id: int, user_id: int | None = None
 ) -> Transaction:
-    """The company's transaction (and `user_id`'s, when given); anything else is 404."""
+    """The company's transaction (and `user_id`'s, when given); anything else is 404, an
+    unknown user `USER_NOT_FOUND` first."""
     found = await TransactionRepository(session, company_id).get(transaction_id)
     if found is None or (user_id is not None and found.user_id != user_id):
+        if user_id is not None:
+            await users.get_user(session, company_id=company_id, user_id=user_id)
         raise TransactionNotFound()
     return found
 

@@ -11,10 +11,9 @@ from finplat.kit.fields import (
     E164Phone,
     EmailAddress,
     SafeText,
-    WholeNumber,
 )
 from finplat.kit.pagination import Page
-from finplat.kit.schemas import MAX_ID, RequestModel, ResponseModel
+from finplat.kit.schemas import BodyId, RequestModel, ResponseModel
 from finplat.users.models import User
 
 AccountTypeValue = Literal["personal", "business"]
@@ -60,9 +59,7 @@ class UserCreate(RequestModel):
 
 
 class TierSelection(RequestModel):
-    TierId: WholeNumber = Field(
-        ge=1, le=MAX_ID, description="A tier `Id` from `GET /api/v2/tiers`."
-    )
+    TierId: BodyId = Field(description="A tier `Id` from `GET /api/v2/tiers`.")
 
 
 class UserResponse(ResponseModel):

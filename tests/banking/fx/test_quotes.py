@@ -8,8 +8,8 @@ from decimal import Decimal
 import httpx
 from fastapi import FastAPI
 
-from tests.banking.fx.steps import quote, quoted
-from tests.banking.steps import banking_user, create_budget, default_budget
+from tests.banking.fx.steps import execute, quote, quoted
+from tests.banking.steps import banking_user, create_budget, default_budget, funded_user
 from tests.conftest import TenantFactory
 from tests.onboarding import set_fault
 
@@ -118,6 +118,25 @@ async def test_an_order_quote_without_a_user_takes_any_account_of_the_company(
     assert body["AccountId"] == user["AccountId"]
     body = await quoted(api, user, path="/api/v2/banking/orders/quote")
     assert body["AccountId"] == user["AccountId"]
+
+
+async def test_a_quotation_without_a_user_is_for_the_accounts_holder(
+    api: httpx.AsyncClient,
+) -> None:
+    await banking_user(api)  # another user of the company, who must not be taken
+    user, _ = await funded_user(api, "500.00", "EUR")
+    body = await quoted(api, user, user_id=None)
+    assert body["AccountId"] == user["AccountId"]
+    trade = await execute(api, user, body["QuoteId"])
+    assert trade.status_code == 201, trade.text
+
+
+async def test_a_quotation_without_a_user_for_another_companys_account_is_not_found(
+    api: httpx.AsyncClient, make_tenant: TenantFactory
+) -> None:
+    theirs = await banking_user((await make_tenant("Other Ltd")).client)
+    response = await quote(api, theirs, user_id=None)
+    assert (response.status_code, response.json()["Code"]) == (404, "ACCOUNT_NOT_FOUND")
 
 
 async def test_an_order_quote_for_another_users_account_is_not_found(

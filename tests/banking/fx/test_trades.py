@@ -96,6 +96,31 @@ async def test_the_account_may_be_left_out_when_the_user_is_named(api: httpx.Asy
     assert response.status_code == 201, response.text
 
 
+@pytest.mark.parametrize("path", ["/api/v2/banking/trades/execute", "/api/v2/banking/orders/trade"])
+async def test_a_trade_without_a_quote_is_400_quote_id_required(
+    api: httpx.AsyncClient, path: str
+) -> None:
+    user = await banking_user(api)
+    await quoted(api, user)  # an open quote, which must not be guessed at
+    for body in ({}, {"QuoteId": None}):
+        response = await api.post(
+            path, params={"userId": user["Id"]}, json={**body, "AccountId": user["AccountId"]}
+        )
+        assert (response.status_code, response.json()["Code"]) == (400, "QUOTE_ID_REQUIRED")
+        assert list(response.json()["ValidationErrors"]) == ["QuoteId"]
+
+
+def test_the_document_keeps_quote_id_optional_and_states_that_a_trade_needs_it(
+    app: FastAPI,
+) -> None:
+    schemas = app.openapi()["components"]["schemas"]
+    for name in ("TradeRequest", "OrderTradeRequest"):
+        assert "QuoteId" not in schemas[name].get("required", [])
+        assert schemas[name]["anyOf"] == [
+            {"required": ["QuoteId"], "properties": {"QuoteId": {"type": "string"}}}
+        ]
+
+
 async def test_an_expired_quote_cannot_be_executed(api: httpx.AsyncClient) -> None:
     user, budget = await funded_user(api, "100.00", "EUR")
     offer = await quoted(api, user, amount=10)

@@ -9,6 +9,7 @@ import httpx
 
 from tests.banking.payees.steps import verified_payee
 from tests.banking.payouts.steps import (
+    PAYOUTS,
     approved,
     balance,
     cancel_order,
@@ -21,6 +22,7 @@ from tests.banking.payouts.steps import (
     pay,
     payout_setup,
     terms,
+    verify,
 )
 from tests.banking.steps import banking_user, create_budget, credit, default_budget
 
@@ -45,6 +47,44 @@ async def test_check_prices_the_payout_and_finds_no_problem_when_funded(
     assert body["Fee"] == 0
     assert body["ExchangeRate"] == 1
     assert (await balance(api, user, budget["BudgetId"], "EUR"))["Available"] == 500
+
+
+async def test_a_payout_without_user_id_is_for_the_accounts_holder(
+    api: httpx.AsyncClient,
+) -> None:
+    user, budget, payee = await payout_setup(api)
+    body = terms(user, budget, payee)
+    checked = await api.post(f"{PAYOUTS}/check", json=body)
+    assert (checked.status_code, checked.json()["Ok"]) == (200, True)
+    initiated = await api.post(f"{PAYOUTS}/initiate", json=body)
+    assert initiated.status_code == 201, initiated.text
+    challenge = initiated.json()
+    assert challenge["UserId"] == user["Id"]
+    verified = await verify(api, user, challenge["ApprovalId"], challenge["VerificationToken"])
+    assert verified.status_code == 200, verified.text
+    created = await api.post(PAYOUTS, json={**body, "ApprovalId": challenge["ApprovalId"]})
+    assert created.status_code == 201, created.text
+    assert created.json()["UserId"] == user["Id"]
+
+
+async def test_a_payout_naming_another_user_than_the_accounts_is_account_not_found(
+    api: httpx.AsyncClient,
+) -> None:
+    user, budget, payee = await payout_setup(api)
+    other = await banking_user(api)
+    response = await api.post(
+        f"{PAYOUTS}/initiate", params={"userId": other["Id"]}, json=terms(user, budget, payee)
+    )
+    assert (response.status_code, response.json()["Code"]) == (404, "ACCOUNT_NOT_FOUND")
+
+
+async def test_a_payout_without_user_id_for_an_unknown_account_is_account_not_found(
+    api: httpx.AsyncClient,
+) -> None:
+    user, budget, payee = await payout_setup(api)
+    body = terms(user, budget, payee, AccountId="bp_acc_" + "0" * 24)
+    response = await api.post(f"{PAYOUTS}/initiate", json=body)
+    assert (response.status_code, response.json()["Code"]) == (404, "ACCOUNT_NOT_FOUND")
 
 
 async def test_check_reports_insufficient_funds_as_a_problem(api: httpx.AsyncClient) -> None:

@@ -41,7 +41,7 @@ async def active_card(api: httpx.AsyncClient, master: float = 10_000.0) -> dict[
 async def topup(
     api: httpx.AsyncClient,
     card: dict[str, Any],
-    value: float | int,
+    value: float | int | str,
     key: str | None = None,
     currency: str = "USD",
 ) -> httpx.Response:

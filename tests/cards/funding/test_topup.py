@@ -41,6 +41,34 @@ async def test_topup_with_a_fraction_of_a_cent_far_down_is_invalid_amount_never_
     assert response.json()["Code"] == "INVALID_AMOUNT"
 
 
+async def test_topup_value_as_a_decimal_string_is_taken_exactly(api: httpx.AsyncClient) -> None:
+    card = await active_card(api)
+    response = await api.post(
+        "/api/v2/cards/topup", json={"CardId": card["Id"], "Token": "USD", "Value": "10.00"}
+    )
+    assert response.status_code == 200, response.text
+    assert Decimal(str(response.json()["Value"])) == Decimal("10.00")
+    assert await card_balance(api, card) == Decimal("9.90")  # the default fee, 1 %
+
+
+async def test_topup_value_string_with_a_fraction_of_a_cent_is_invalid_amount(
+    api: httpx.AsyncClient,
+) -> None:
+    card = await active_card(api)
+    response = await topup(api, card, "10.001")
+    assert (response.status_code, response.json()["Code"]) == (400, "INVALID_AMOUNT")
+
+
+@pytest.mark.parametrize("value", ["1e3", " 10", "10,00", "NaN", "Infinity"])
+async def test_topup_value_string_that_is_not_a_plain_decimal_is_refused(
+    api: httpx.AsyncClient, value: str
+) -> None:
+    card = await active_card(api)
+    response = await topup(api, card, value)
+    assert (response.status_code, response.json()["Code"]) == (400, "VALIDATION_ERROR")
+    assert list(response.json()["ValidationErrors"]) == ["Value"]
+
+
 async def test_topup_at_both_bounds_is_accepted(api: httpx.AsyncClient) -> None:
     card = await active_card(api, master=260_000.0)
     assert (await topup(api, card, 5)).status_code == 200

@@ -8,13 +8,13 @@ from fastapi import Request, status
 from finplat.banking.discovery import NO_BANKING
 from finplat.banking.fx import service
 from finplat.banking.fx.schemas import (
-    OptionalUserIdQuery,
     OrderTradeRequest,
     QuoteRequest,
     QuoteResponse,
     TradeRequest,
     TradeResponse,
 )
+from finplat.banking.schemas import OptionalUserIdQuery
 from finplat.errors import error_responses
 from finplat.idempotency.http import IdempotencyKeyHeader, claim_request
 from finplat.kit.schemas import UserIdQuery
@@ -35,10 +35,10 @@ TRADE_DESCRIPTION = (
     "Executes a quote once: the sell amount leaves the budget and the buy amount arrives. "
     "`Status` is `COMPLETED` once the provider confirms; if its answer is pending or lost, "
     "`Status` is `PENDING`, the sell amount stays reserved and the `FX_TRADE` transaction "
-    "(`TransactionId`) is settled when the provider's outcome is known. 409 "
-    "`QUOTE_EXPIRED`, `QUOTE_ALREADY_EXECUTED` or `INSUFFICIENT_FUNDS`; 404 "
-    "`QUOTE_NOT_FOUND` when the quote is not the account's. Safe to retry with "
-    "`Idempotency-Key`: the same key answers the first result."
+    "(`TransactionId`) is settled when the provider's outcome is known. Without `QuoteId`: "
+    "400 `QUOTE_ID_REQUIRED`. 409 `QUOTE_EXPIRED`, `QUOTE_ALREADY_EXECUTED` or "
+    "`INSUFFICIENT_FUNDS`; 404 `QUOTE_NOT_FOUND` when the quote is not the account's. Safe to "
+    "retry with `Idempotency-Key`: the same key answers the first result."
 )
 
 
@@ -79,15 +79,17 @@ async def _quote(
     "/api/v2/banking/quotations",
     response_model=QuoteResponse,
     summary="Quote a currency conversion for a user",
-    description=QUOTE_DESCRIPTION + " `AccountId` must be the user's banking account.",
+    description=QUOTE_DESCRIPTION + " The user is the holder of `AccountId` (a banking "
+    "account of the company's users); with `userId`, the account must be that user's (404 "
+    "`ACCOUNT_NOT_FOUND` otherwise, as for an account that does not exist).",
     responses=error_responses(400, 404, 409, 503),
 )
 async def fx_create_quotation(
-    userId: UserIdQuery,
     body: QuoteRequest,
     providers: CurrentProviders,
     session: DbSession,
     principal: CurrentPrincipal,
+    userId: OptionalUserIdQuery = None,
 ) -> QuoteResponse:
     return await _quote(body, userId, providers, session, principal)
 
@@ -114,7 +116,7 @@ async def _trade(
     *,
     user_id: int | None,
     account_id: str | None,
-    quote_id: str,
+    quote_id: str | None,
     request: Request,
     providers: Providers,
     session: DbSession,

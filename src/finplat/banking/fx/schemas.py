@@ -4,16 +4,15 @@ from __future__ import annotations
 
 from datetime import datetime
 from decimal import Decimal
-from typing import Annotated
+from typing import Annotated, Any
 
-from fastapi import Query
 from pydantic import ConfigDict, Field, JsonValue
 
 from finplat.banking.fx.models import BankingFxQuote
 from finplat.banking.identifiers import QUOTE_ID_PATTERN
 from finplat.banking.schemas import AccountIdField, BudgetCurrency, BudgetIdField
 from finplat.kit.money import AmountRange, DecimalAmount, exponent, from_minor, schema_number
-from finplat.kit.schemas import MAX_ID, RequestModel, ResponseModel
+from finplat.kit.schemas import RequestModel, ResponseModel
 from finplat.providers.banking.base import BUDGET_CURRENCIES
 from finplat.providers.banking.fx_port import FixedSide as Side
 from finplat.providers.names import BankProvider
@@ -26,15 +25,6 @@ MIN_TRADE = Decimal(1)
 MAX_TRADE = Decimal(1_000_000)
 QUOTE_TEMPORARILY_UNAVAILABLE = "QUOTE_TEMPORARILY_UNAVAILABLE"
 
-OptionalUserIdQuery = Annotated[
-    int | None,
-    Query(
-        ge=1,
-        le=MAX_ID,
-        description="The target user's `Id`. When given, the account must be this user's; "
-        "without it, any banking account of the company's users.",
-    ),
-]
 QuoteIdField = Annotated[
     str,
     Field(pattern=QUOTE_ID_PATTERN, description="The `QuoteId` a quote response returned."),
@@ -95,7 +85,10 @@ class QuoteRequest(RequestModel):
         description="The budget to convert in (default: the account's default budget). It "
         "must hold both currencies (409 `CURRENCY_NOT_IN_BUDGET`).",
     )
-    SellCurrency: Annotated[BudgetCurrency, Field(strict=False)]
+    SellCurrency: Annotated[BudgetCurrency, Field(strict=False)] = Field(
+        description="A closed list: the currencies a budget can hold (EUR, GBP, USD, USDC, "
+        "USDT), the only ones a conversion inside a budget can move."
+    )
     BuyCurrency: Annotated[BudgetCurrency, Field(strict=False)] = Field(
         description="Any budget currency other than `SellCurrency`."
     )
@@ -184,15 +177,30 @@ def exchange_rate(stored: str) -> Decimal:
     return rate.quantize(Decimal(1)) if rate == rate.to_integral_value() else rate
 
 
+# The spec lists both fields of a trade request as optional; a trade still needs its quote,
+# which the document states as a requirement of the object (the property stays optional, as
+# the spec has it) and the service answers with 400 `QUOTE_ID_REQUIRED`.
+QUOTE_REQUIRED: dict[str, Any] = {
+    "anyOf": [{"required": ["QuoteId"], "properties": {"QuoteId": {"type": "string"}}}]
+}
+OPTIONAL_QUOTE_ID = (
+    "The quote to execute. Optional in the spec's shape, but without it there is nothing to "
+    "execute: 400 `QUOTE_ID_REQUIRED`."
+)
+
+
 class TradeRequest(RequestModel):
     """`/banking/trades/execute`: the user is named in the query, so `AccountId` may be
     left out (it is then the quote's account, which must be the user's)."""
 
     model_config = ConfigDict(
-        json_schema_extra={"example": {"QuoteId": "qt_0123456789abcdef01234567"}}
+        json_schema_extra={
+            "example": {"QuoteId": "qt_0123456789abcdef01234567"},
+            **QUOTE_REQUIRED,
+        }
     )
 
-    QuoteId: QuoteIdField
+    QuoteId: QuoteIdField | None = Field(default=None, description=OPTIONAL_QUOTE_ID)
     AccountId: AccountIdField | None = Field(
         default=None, description="When given, it must be the quote's account."
     )
@@ -206,11 +214,12 @@ class OrderTradeRequest(RequestModel):
             "example": {
                 "QuoteId": "qt_0123456789abcdef01234567",
                 "AccountId": "bp_acc_0123456789abcdef01234567",
-            }
+            },
+            **QUOTE_REQUIRED,
         }
     )
 
-    QuoteId: QuoteIdField
+    QuoteId: QuoteIdField | None = Field(default=None, description=OPTIONAL_QUOTE_ID)
     AccountId: AccountIdField = Field(description="The quote's account.")
 
 

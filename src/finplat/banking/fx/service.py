@@ -74,6 +74,14 @@ class QuoteNotFound(NotFound):
     message = "No quote with that QuoteId for this account."
 
 
+class QuoteIdRequired(ValidationFailed):
+    """The spec lists `QuoteId` as optional, but a trade executes a quote: without one there
+    is nothing to execute, and executing some other open quote is not ours to guess."""
+
+    code = "QUOTE_ID_REQUIRED"
+    message = "Send the QuoteId of the quote to execute (from a quote response)."
+
+
 class QuoteExpired(Conflict):
     """A well-formed request the quote's state refuses: 409, as every such refusal."""
 
@@ -106,17 +114,6 @@ def new_quote_id() -> str:
 # ------------------------------------------------------------------------------------ quotes
 
 
-async def resolve_account(
-    session: AsyncSession, *, company_id: int, user_id: int | None, account_id: str
-) -> ProviderAccount:
-    """With a user: the user's account (404 otherwise); without: any of the company's."""
-    if user_id is not None:
-        return await accounts.user_account(
-            session, company_id=company_id, user_id=user_id, account_id=account_id
-        )
-    return await accounts.company_account(session, company_id=company_id, account_id=account_id)
-
-
 async def request_quote(
     session: AsyncSession,
     providers: Providers,
@@ -137,7 +134,7 @@ async def request_quote(
     fixed = requested_amount(
         amount, sell_currency if fixed_side is FixedSide.SELL else buy_currency
     )
-    account = await resolve_account(
+    account = await accounts.account_of(
         session, company_id=company_id, user_id=user_id, account_id=account_id
     )
     banking = configured(providers.banking, NO_BANKING)
@@ -238,14 +235,17 @@ async def quote_for_trade(
     company_id: int,
     user_id: int | None,
     account_id: str | None,
-    quote_id: str,
+    quote_id: str | None,
 ) -> BankingFxQuote:
     """The quote to execute: it must be the account's (404 `QUOTE_NOT_FOUND` for an unknown
     quote, another company's, or another account's). Without `account_id` the quote's own
-    account is used, which must be the named user's."""
+    account is used, which must be the named user's. No `quote_id` is 400
+    `QUOTE_ID_REQUIRED`."""
+    if quote_id is None:
+        raise QuoteIdRequired(validation_errors={"QuoteId": ["Field required."]})
     quotes = QuoteRepository(session, company_id)
     if account_id is not None:
-        account = await resolve_account(
+        account = await accounts.account_of(
             session, company_id=company_id, user_id=user_id, account_id=account_id
         )
         quote = await quotes.find(quote_id)

@@ -45,13 +45,21 @@ class PayeeCreate(RequestModel):
     Name: Annotated[SafeText, Field(max_length=NAME_MAX)] = Field(
         description="The recipient's name as the bank holds it."
     )
-    PaymentType: Annotated[catalogue.PaymentType, Field(strict=False)]
-    PaymentMethod: Annotated[catalogue.PaymentMethod, Field(strict=False)] = Field(
-        description="SEPA.CREDITTRANSFER and SEPA.INSTANT carry EUR to an IBAN in the SEPA "
-        "zone; FPS carries GBP to a UK account number and sort code; SWIFT carries EUR, GBP "
-        "or USD to an IBAN or an account number at the bank named by Bic."
+    PaymentType: Annotated[catalogue.PaymentType, Field(strict=False)] = Field(
+        description="A closed list (`COMPANY`, `INDIVIDUAL`): the banking provider registers "
+        "the recipient as a business or a person, and checks the name against the account "
+        "accordingly."
     )
-    Currency: Annotated[catalogue.PayeeCurrency, Field(strict=False)]
+    PaymentMethod: Annotated[catalogue.PaymentMethod, Field(strict=False)] = Field(
+        description="A closed list, the banking provider's payment rails: SEPA.CREDITTRANSFER "
+        "and SEPA.INSTANT carry EUR to an IBAN in the SEPA zone; FPS carries GBP to a UK "
+        "account number and sort code; SWIFT carries EUR, GBP or USD to an IBAN or an account "
+        "number at the bank named by Bic. The method decides the fields the payee needs."
+    )
+    Currency: Annotated[catalogue.PayeeCurrency, Field(strict=False)] = Field(
+        description="A closed list (`EUR`, `GBP`, `USD`): the currencies a budget can pay out "
+        "in, each carried by the methods above."
+    )
     Iban: (
         Annotated[
             str,

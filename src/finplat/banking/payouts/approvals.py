@@ -26,6 +26,7 @@ from finplat.banking.payouts.models import ApprovalStatus, PayoutApproval
 from finplat.banking.payouts.repository import ApprovalRepository
 from finplat.errors import ApiError, Conflict, NotFound
 from finplat.kit.clock import utcnow
+from finplat.users import service as users
 
 APPROVAL_ID_PATTERN = r"^pap_[0-9a-f]{24}$"
 TOKEN_PATTERN = tokens.TOKEN_PATTERN
@@ -153,8 +154,11 @@ async def create(
 async def get(
     session: AsyncSession, *, company_id: int, user_id: int, approval_id: str, lock: bool = False
 ) -> PayoutApproval:
+    """The user's approval; 404 `USER_NOT_FOUND` for an unknown user, else
+    `APPROVAL_NOT_FOUND`."""
     approval = await ApprovalRepository(session, company_id).find(approval_id, lock=lock)
     if approval is None or approval.user_id != user_id:
+        await users.get_user(session, company_id=company_id, user_id=user_id)
         raise ApprovalNotFound()
     return approval
 

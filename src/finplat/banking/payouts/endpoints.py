@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import Request, status
 
 from finplat import path_ids  # noqa: F401 - registers the {name:id} convertor
+from finplat.banking import accounts
 from finplat.banking.payouts import approvals, service
 from finplat.banking.payouts.schemas import (
     ApprovalChallenge,
@@ -17,6 +18,7 @@ from finplat.banking.payouts.schemas import (
     PayoutResponse,
     PayoutTerms,
 )
+from finplat.banking.schemas import OptionalUserIdQuery
 from finplat.errors import ServiceUnavailable, error_responses
 from finplat.idempotency.http import IdempotencyKeyHeader, claim_request
 from finplat.kit.money import from_minor
@@ -28,11 +30,26 @@ from finplat.transactions import refresh
 router = api_router(tags=["Banking"])
 
 TERMS_RULES = (
-    "`AccountId` and `BudgetId` must be the user's (the budget in that account) and `PayeeId` "
-    "one of the user's verified payees (404 otherwise; 409 `PAYEE_NOT_VERIFIED`); the payee's "
-    "currency must be `Currency` (409 `PAYEE_CURRENCY_MISMATCH`) and the budget must hold "
-    "`FromCurrency`, or `Currency` when it is omitted (409 `CURRENCY_NOT_IN_BUDGET`)."
+    "The user is the holder of `AccountId` (a banking account of the company's users); with "
+    "`userId`, the account must be that user's (404 `ACCOUNT_NOT_FOUND` otherwise, as for an "
+    "account that does not exist). `BudgetId` must be the user's (the budget in that account) "
+    "and `PayeeId` one of the user's verified payees (404 otherwise; 409 "
+    "`PAYEE_NOT_VERIFIED`); the payee's currency must be `Currency` (409 "
+    "`PAYEE_CURRENCY_MISMATCH`) and the budget must hold `FromCurrency`, or `Currency` when it "
+    "is omitted (409 `CURRENCY_NOT_IN_BUDGET`)."
 )
+
+
+async def _target_user(
+    session: DbSession, principal: CurrentPrincipal, user_id: int | None, body: PayoutTerms
+) -> int:
+    """`userId` when given (the terms then check that the account is theirs), else the holder
+    of `AccountId`."""
+    if user_id is not None:
+        return user_id
+    return await accounts.holder_of(
+        session, company_id=principal.company_id, account_id=body.AccountId
+    )
 
 
 async def _resolve(
@@ -62,13 +79,14 @@ async def _resolve(
     responses=error_responses(400, 404, 409, 503),
 )
 async def payouts_check(
-    userId: UserIdQuery,
     body: PayoutTerms,
     providers: CurrentProviders,
     session: DbSession,
     principal: CurrentPrincipal,
+    userId: OptionalUserIdQuery = None,
 ) -> PayoutCheckResponse:
-    resolved = await _resolve(session, principal, userId, body)
+    user_id = await _target_user(session, principal, userId, body)
+    resolved = await _resolve(session, principal, user_id, body)
     checked = await service.check(
         session, providers, company_id=principal.company_id, resolved=resolved
     )
@@ -99,21 +117,22 @@ async def payouts_check(
     responses=error_responses(400, 404, 409, 503),
 )
 async def payouts_initiate(
-    userId: UserIdQuery,
     body: PayoutTerms,
     request: Request,
     providers: CurrentProviders,
     session: DbSession,
     principal: CurrentPrincipal,
+    userId: OptionalUserIdQuery = None,
     idempotency_key: IdempotencyKeyHeader = None,
 ) -> ApprovalChallenge:
     await claim_request(request, session, principal, idempotency_key)
-    resolved = await _resolve(session, principal, userId, body)
+    user_id = await _target_user(session, principal, userId, body)
+    resolved = await _resolve(session, principal, user_id, body)
     approval, token = await service.initiate(
         session,
         providers,
         company_id=principal.company_id,
-        user_id=userId,
+        user_id=user_id,
         resolved=resolved,
     )
     return ApprovalChallenge.issued(approval, token)
@@ -179,23 +198,24 @@ async def payouts_get_approval(
     responses=error_responses(400, 404, 409, 503),
 )
 async def payouts_create(
-    userId: UserIdQuery,
     body: PayoutCreate,
     request: Request,
     providers: CurrentProviders,
     session: DbSession,
     principal: CurrentPrincipal,
+    userId: OptionalUserIdQuery = None,
     idempotency_key: IdempotencyKeyHeader = None,
 ) -> PayoutResponse:
     claim = await claim_request(request, session, principal, idempotency_key)
+    user_id = await _target_user(session, principal, userId, body)
     tx = await service.create(
         session,
         providers,
         claim=claim,
         company_id=principal.company_id,
-        user_id=userId,
+        user_id=user_id,
         approval_id=body.ApprovalId,
-        resolve_terms=lambda: _resolve(session, principal, userId, body),
+        resolve_terms=lambda: _resolve(session, principal, user_id, body),
     )
     return PayoutResponse.of(tx)
 

@@ -14,7 +14,7 @@ from finplat.banking.payouts.models import ApprovalStatus, PayoutApproval
 from finplat.banking.schemas import AccountIdField, BudgetIdField
 from finplat.kit.fields import SafeText
 from finplat.kit.money import AmountRange, DecimalAmount, exponent, from_minor, schema_number
-from finplat.kit.schemas import MAX_ID, RequestModel, ResponseModel
+from finplat.kit.schemas import MAX_ID, PARAMETER_ID, RequestModel, ResponseModel
 from finplat.providers.names import BankProvider
 from finplat.transactions.kinds import TransactionStatus
 from finplat.transactions.models import Transaction
@@ -47,7 +47,7 @@ ApprovalIdPath = Annotated[
     ),
 ]
 PayoutIdPath = Annotated[
-    int, Path(ge=1, le=MAX_ID, description="The `PayoutId` the create call returned.")
+    int, Path(ge=1, le=MAX_ID, description="The `PayoutId` the create call returned."), PARAMETER_ID
 ]
 
 
@@ -91,7 +91,8 @@ class PayoutTerms(RequestModel):
         Field(description="What the payee receives, in `Currency` (its decimals at most).")
     )
     Currency: Annotated[PayoutCurrency, Field(strict=False)] = Field(
-        description="The payee's currency."
+        description="The payee's currency. A closed list (EUR, GBP, USD): the fiat currencies "
+        "of a budget, the only ones a payout can be funded and paid in."
     )
     FromCurrency: Annotated[PayoutCurrency, Field(strict=False)] | None = Field(
         default=None,

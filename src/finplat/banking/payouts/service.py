@@ -50,6 +50,7 @@ from finplat.providers.registry import Providers, configured
 from finplat.transactions import service as transactions
 from finplat.transactions.kinds import FINAL_STATUSES, TransactionStatus, TransactionType
 from finplat.transactions.models import Transaction
+from finplat.users import service as users
 
 PROVIDER = BankProvider.BANKPROV.value
 NO_BANKING = "No banking provider is configured."
@@ -367,7 +368,9 @@ async def _submit(
 async def get_payout(
     session: AsyncSession, *, company_id: int, user_id: int, payout_id: int
 ) -> Transaction:
+    """The user's payout; 404 `USER_NOT_FOUND` for an unknown user, else `PAYOUT_NOT_FOUND`."""
     tx = await PayoutTransactionRepository(session, company_id).find(payout_id)
     if tx is None or tx.user_id != user_id:
+        await users.get_user(session, company_id=company_id, user_id=user_id)
         raise PayoutNotFound()
     return tx

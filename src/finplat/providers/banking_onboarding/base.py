@@ -39,7 +39,7 @@ class Decision(StrEnum):
 class ProofOfAddress:
     media_type: str
     data: bytes
-    issued_on: date
+    issued_on: date | None  # as the applicant stated it; the provider's review reads the file
 
 
 @dataclass(frozen=True)
