@@ -15,7 +15,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
-from finplat import __version__, callback_handlers, health
+from finplat import __version__, callback_handlers
 from finplat.auth.failure_throttle import FailedAuthThrottle
 from finplat.auth.key_store import ApiKeyStore
 from finplat.banking.endpoints import router as banking_router
@@ -51,17 +51,18 @@ from finplat.errors import (
     error_response,
 )
 from finplat.events.endpoints import router as events_router
+from finplat.http import health
+from finplat.http.observability import RequestContextMiddleware, configure_logging
+from finplat.http.rate_limit import ApiKeyRateLimiter
+from finplat.http.request_body import RequestBodyGuard
+from finplat.http.routing import served_routes
 from finplat.jobs import run_background
 from finplat.kit.money import INVALID_AMOUNT_ERROR
 from finplat.kit.schemas import DUPLICATE_FIELD_ERROR
 from finplat.kyc.endpoints import router as kyc_router
-from finplat.observability import RequestContextMiddleware, configure_logging
 from finplat.providers.callback_endpoints import router as provider_callbacks_router
 from finplat.providers.registry import build_providers
 from finplat.provisioning.endpoints import router as provisioning_router
-from finplat.rate_limit import ApiKeyRateLimiter
-from finplat.request_body import RequestBodyGuard
-from finplat.routing import served_routes
 from finplat.sandbox.banking_endpoints import router as sandbox_banking_router
 from finplat.sandbox.endpoints import router as sandbox_router
 from finplat.sandbox.hosted_kyc import router as hosted_kyc_router

@@ -8,7 +8,7 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from finplat.routing import api_router
+from finplat.http.routing import api_router
 
 STANDARD_FIELDS = {"Message", "Code", "Status", "ValidationErrors", "Details"}
 

@@ -1,5 +1,5 @@
 """Integers in paths and query strings are ASCII digits and nothing else
-(`finplat.integer_parameters`): pydantic's lax reading of text would take these as numbers."""
+(`finplat.http.integer_parameters`): pydantic's lax reading of text would take these as numbers."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ import pytest
 from fastapi import FastAPI
 from fastapi.routing import APIRoute
 
-from finplat.integer_parameters import NOT_DIGITS, integer_parameters
-from finplat.routing import AuthenticatedRoute, served_routes
-from tests.test_errors import assert_standard
+from finplat.http.integer_parameters import NOT_DIGITS, integer_parameters
+from finplat.http.routing import AuthenticatedRoute, served_routes
+from tests.http.test_errors import assert_standard
 
 NOT_PLAIN_DIGITS = [" 6", "6 ", "6\u0085", "6.0", "+6", "6_0", "", "٦"]
 PATH_PARAMETER = re.compile(r"\{(\w+)\}")

@@ -13,8 +13,8 @@ from fastapi import FastAPI
 
 from finplat.app import create_app
 from finplat.config import Settings
+from finplat.http.rate_limit import ApiKeyRateLimiter
 from finplat.providers.registry import build_providers
-from finplat.rate_limit import ApiKeyRateLimiter
 from tests.conftest import Tenant, TenantFactory
 from tests.factories import user_payload
 

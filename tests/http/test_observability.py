@@ -58,7 +58,7 @@ async def test_logs_never_hold_api_key_or_personal_data(tenant: Tenant) -> None:
 
 async def test_logs_are_rendered_as_json(capsys) -> None:  # type: ignore[no-untyped-def]
     from finplat.config import Settings
-    from finplat.observability import configure_logging
+    from finplat.http.observability import configure_logging
 
     configure_logging(Settings(log_format="json"))
     structlog.get_logger("t").info("hello", request_id="r1")

@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 
 from starlette.types import Message, Receive, Scope, Send
 
-from finplat.request_body import RequestBodyGuard
+from finplat.http.request_body import RequestBodyGuard
 
 BODY_TIMEOUT = 0.3
 UPLOAD_TIMEOUT = 0.3

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from finplat.sliding_window import SlidingWindowCounter
+from finplat.http.sliding_window import SlidingWindowCounter
 
 
 def test_limit_hits_in_a_window_are_counted_and_the_next_is_refused() -> None:

@@ -8,15 +8,15 @@ from typing import Annotated
 from fastapi import Request
 from pydantic import ConfigDict, Field
 
-from finplat import path_ids  # noqa: F401 - registers the {name:id} convertor
 from finplat.cards import deposits, funding
 from finplat.cards.funding_endpoints import StableCoin
 from finplat.cards.schemas import CardIdPath
 from finplat.errors import error_responses
+from finplat.http import path_ids  # noqa: F401 - registers the {name:id} convertor
+from finplat.http.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 from finplat.idempotency.http import IdempotencyKeyHeader, claim_request
 from finplat.kit.money import AmountRange, DecimalAmount, requested_amount
 from finplat.kit.schemas import RequestModel, ResponseModel, UserIdQuery
-from finplat.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 from finplat.users import service as users
 
 router = api_router(tags=["Sandbox"])

@@ -6,7 +6,6 @@ from typing import Annotated
 
 from fastapi import Query, Request, status
 
-from finplat import path_ids  # noqa: F401 - registers the {name:id} convertor
 from finplat.cards import service
 from finplat.cards.models import Card
 from finplat.cards.schemas import (
@@ -28,11 +27,12 @@ from finplat.cards.status import CardStatus
 from finplat.cards.timestamps import parse
 from finplat.config import Settings
 from finplat.errors import error_responses
+from finplat.http import path_ids  # noqa: F401 - registers the {name:id} convertor
+from finplat.http.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 from finplat.idempotency.http import IdempotencyKeyHeader, claim_request
 from finplat.kit.money import from_minor
 from finplat.kit.pagination import PageParams
 from finplat.kit.schemas import UserIdQuery
-from finplat.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 
 router = api_router(tags=["Cards"])
 

@@ -12,10 +12,11 @@ from fastapi import Query, Request
 from pydantic import ConfigDict, Field
 from pydantic.config import JsonDict
 
-from finplat import path_ids  # noqa: F401 - registers the {name:id} convertor
 from finplat.cards import auto_topup, fees, funding, service
 from finplat.cards.models import Card
 from finplat.errors import error_responses
+from finplat.http import path_ids  # noqa: F401 - registers the {name:id} convertor
+from finplat.http.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 from finplat.idempotency.http import IdempotencyKeyHeader, claim_request
 from finplat.kit.money import AmountRange, DecimalAmount, from_minor, requested_amount
 from finplat.kit.schemas import (
@@ -27,7 +28,6 @@ from finplat.kit.schemas import (
     TierIdPath,
     UserIdQuery,
 )
-from finplat.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 
 router = api_router(tags=["Cards"])
 

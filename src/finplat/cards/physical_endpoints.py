@@ -12,6 +12,7 @@ from finplat.cards import physical
 from finplat.cards.schemas import CardIdPath, DeliveryAddressBody
 from finplat.cards.status import CardStatus
 from finplat.errors import error_responses
+from finplat.http.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 from finplat.idempotency.http import IdempotencyKeyHeader, claim_request
 from finplat.kit.fields import COUNTRY_CODES
 from finplat.kit.money import DecimalAmount, from_minor
@@ -24,7 +25,6 @@ from finplat.kit.schemas import (
 )
 from finplat.providers.cards.base import DeliveryAddress
 from finplat.providers.names import BankProvider
-from finplat.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 
 router = api_router(tags=["Cards"])
 

@@ -9,10 +9,10 @@ from finplat.cards import funding, service
 from finplat.cards.schemas import CardIdPath
 from finplat.config import Settings
 from finplat.errors import error_responses
+from finplat.http.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 from finplat.kit.schemas import UserIdQuery
 from finplat.providers import sandbox_delivery
 from finplat.providers.calls import call_provider
-from finplat.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 
 router = api_router(tags=["Sandbox"])
 

@@ -14,6 +14,7 @@ from finplat.cards.funding_endpoints import CardCurrency, cents
 from finplat.cards.schemas import CardIdPath
 from finplat.errors import ApiError, error_responses
 from finplat.events import service as events
+from finplat.http.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 from finplat.kit.fields import SafeText
 from finplat.kit.money import AmountRange, DecimalAmount, from_minor, requested_amount
 from finplat.kit.schemas import RequestModel, ResponseModel, UserIdQuery
@@ -21,7 +22,6 @@ from finplat.ledger import service as ledger
 from finplat.ledger.core import Leg
 from finplat.ledger.service import CompanyAccount
 from finplat.providers.calls import call_provider
-from finplat.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 
 router = api_router(tags=["Sandbox"])
 log = structlog.get_logger("finplat.cards.simulation")

@@ -42,11 +42,11 @@ from finplat.cards.funding_endpoints import TopupResponse
 from finplat.cards.status import CardStatus
 from finplat.config import Settings
 from finplat.db import prepared
+from finplat.http.observability import error_frames
 from finplat.idempotency.service import derived_key
 from finplat.kit.clock import utcnow
 from finplat.kit.money import exact_json_numbers, from_minor
 from finplat.kit.random_tokens import hex_tokens
-from finplat.observability import error_frames
 from finplat.providers.cards.base import BulkCardLoads, CardMovement, LoadOrder
 from finplat.providers.registry import Providers
 

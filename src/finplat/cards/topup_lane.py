@@ -3,7 +3,7 @@
 A pure ASGI middleware inside the request-id, access-log and request-body middlewares. It
 serves a top-up through the batches (`topup_batches`) when the request is one they can take
 as it is: a JSON body of exactly `CardId` (a whole number), `Token` `USD` and a `Value` from
-5.00 to 250000.00 with at most two decimals, read as the route reads it (`finplat.json_body`),
+5.00 to 250000.00 with at most two decimals, read as the route reads it (`finplat.http.json_body`),
 and an API key this process knows to be valid. With an `Idempotency-Key` or without: a keyless
 top-up gets a key of its own, under which the route resumes it if a batch hands it back. It
 counts the request against the key's rate limit first (a request over it goes to the route,
@@ -25,17 +25,17 @@ from typing import Any
 from starlette.routing import BaseRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from finplat import json_body
-from finplat.asgi_response import send_json
 from finplat.auth.key_store import ApiKeyStore
 from finplat.cards import funding
 from finplat.cards.topup_batches import HandedBack, TopupBatches, TopupOrder
 from finplat.cards.topup_batches_repository import TOPUP_PATH
+from finplat.http import json_body
+from finplat.http.asgi_response import send_json
+from finplat.http.rate_limit import RATE_COUNTED, CountedRequest, RateLimited
+from finplat.http.routing import API_KEY_HEADER, served_routes
 from finplat.idempotency import service as idempotency
 from finplat.kit.money import ExcessPrecision, to_minor
 from finplat.kit.schemas import MAX_ID
-from finplat.rate_limit import RATE_COUNTED, CountedRequest, RateLimited
-from finplat.routing import API_KEY_HEADER, served_routes
 
 _FIELDS = frozenset({"CardId", "Token", "Value"})
 _MIN = funding.MIN_TOPUP

@@ -18,10 +18,10 @@ from typing import Annotated, Any
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pydantic import Field
 
-from finplat.indexed_router import IndexedRouter
+from finplat.http.indexed_router import IndexedRouter
+from finplat.http.routing import CurrentProviders
 from finplat.kit.schemas import RequestModel
 from finplat.providers.cards.sandbox import WIDGET_PATH, InvalidWidgetToken, SandboxCardProgram
-from finplat.routing import CurrentProviders
 
 SCRIPT_PATH = f"{WIDGET_PATH}.js"
 REVEAL_PATH = f"{WIDGET_PATH}/reveal"

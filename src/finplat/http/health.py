@@ -6,7 +6,7 @@ from fastapi import Request
 from sqlalchemy import text
 
 from finplat.errors import ServiceUnavailable, error_responses
-from finplat.indexed_router import IndexedRouter
+from finplat.http.indexed_router import IndexedRouter
 from finplat.kit.schemas import ResponseModel
 
 router = IndexedRouter(tags=["Health"])

@@ -19,9 +19,9 @@ from typing import Any
 import structlog
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from finplat.asgi_response import send_json
 from finplat.config import Settings
 from finplat.errors import InternalError
+from finplat.http.asgi_response import send_json
 
 REQUEST_ID_HEADER = "x-request-id"
 _SAFE_REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")

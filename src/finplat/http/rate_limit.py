@@ -17,7 +17,7 @@ from limits.aio.strategies import SlidingWindowCounterRateLimiter
 from limits.storage import storage_from_string
 
 from finplat.errors import ApiError
-from finplat.sliding_window import SlidingWindowCounter
+from finplat.http.sliding_window import SlidingWindowCounter
 
 NAMESPACE = "finplat:api-key"
 # Request state: an edge that counted the request against its API key's limit before handing

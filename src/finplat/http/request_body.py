@@ -10,7 +10,7 @@ must not hold anything for long. The body must have arrived within `body_timeout
 request's headers (an upload: within `upload_timeout` plus its size at `upload_rate`
 bytes per second); otherwise the request is answered 408 `REQUEST_TIMEOUT` and the connection
 closed. No transaction is open meanwhile either: the route class reads the whole body before
-its unit of work begins (`finplat.routing`). Once the body is complete, waiting for the client
+its unit of work begins (`finplat.http.routing`). Once the body is complete, waiting for the client
 (to notice a disconnect) is not bounded here.
 """
 
@@ -21,8 +21,8 @@ import json
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from finplat.asgi_response import send_json
 from finplat.errors import ApiError
+from finplat.http.asgi_response import send_json
 
 
 class PayloadTooLarge(ApiError):

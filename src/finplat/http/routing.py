@@ -20,19 +20,19 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from starlette.requests import ClientDisconnect
 from starlette.routing import BaseRoute
 
-from finplat import json_body
 from finplat.auth import authentication, key_store
 from finplat.auth.principal import Principal
 from finplat.db.tenancy import bind_company
 from finplat.db.unit_of_work import unit_of_work
 from finplat.errors import ApiError, error_response
+from finplat.http import json_body
+from finplat.http.indexed_router import IndexedRouter
+from finplat.http.integer_parameters import integer_parameters, refuse_what_is_not_digits
+from finplat.http.rate_limit import RATE_COUNTED, CountedRequest
 from finplat.idempotency import service as idempotency
 from finplat.idempotency.http import RequestClaim
-from finplat.indexed_router import IndexedRouter
-from finplat.integer_parameters import integer_parameters, refuse_what_is_not_digits
 from finplat.kit.money import exact_json_numbers
 from finplat.providers.registry import Providers
-from finplat.rate_limit import RATE_COUNTED, CountedRequest
 
 API_KEY_HEADER = "x-api-key"
 
@@ -46,7 +46,7 @@ api_key_scheme = APIKeyHeader(
 
 
 class ExactJsonRequest(Request):
-    """Parses JSON bodies with `finplat.json_body`: decimals kept exact, UTF-8 only, and no key
+    """Parses JSON bodies with `finplat.http.json_body`: decimals kept exact, UTF-8 only, and no key
     given twice.
 
     Starlette's `json()` turns 0.10000000000000001 into the float 0.1 before validation, which

@@ -7,7 +7,7 @@ headers of each request must be complete within `header_timeout_seconds` of the 
 opening (or of the request's first byte on a kept-alive connection): otherwise a request
 started is answered 408 `REQUEST_TIMEOUT` and the connection closed, and a connection that
 sent nothing is just closed. Bodies have their own deadline, in the application
-(`finplat.request_body`).
+(`finplat.http.request_body`).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from finplat.config import Settings, get_settings
-from finplat.request_body import RequestTimeout
+from finplat.http.request_body import RequestTimeout
 
 
 class HeaderTimedProtocol(HttpToolsProtocol):

@@ -10,7 +10,7 @@ from pydantic import BaseModel
 
 from finplat.config import Settings
 from finplat.errors import ServiceUnavailable, error_responses
-from finplat.indexed_router import IndexedRouter
+from finplat.http.indexed_router import IndexedRouter
 from finplat.providers import inbound
 from finplat.providers.names import ExternalProvider
 

@@ -13,6 +13,7 @@ from finplat.banking.identifiers import BUDGET_ID_PATTERN
 from finplat.banking.schemas import BudgetCurrency
 from finplat.config import Settings
 from finplat.errors import ValidationFailed, error_responses
+from finplat.http.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 from finplat.kit.fields import SafeText
 from finplat.kit.money import (
     AmountRange,
@@ -21,7 +22,6 @@ from finplat.kit.money import (
     requested_amount,
 )
 from finplat.kit.schemas import RequestModel, UserIdQuery
-from finplat.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 from finplat.sandbox import banking
 from finplat.transactions.schemas import TransactionResponse
 

@@ -33,6 +33,7 @@ from finplat.cards.models_funding import CardFunding
 from finplat.cards.topup_batches import TopupBatches, TopupBatchStats, render
 from finplat.companies import service as companies
 from finplat.db import prepared
+from finplat.http.rate_limit import ApiKeyRateLimiter
 from finplat.idempotency.models import IdempotencyKey
 from finplat.ledger import service as ledger_service
 from finplat.ledger.models import LedgerAccount, LedgerEntry, LedgerTransfer
@@ -40,7 +41,6 @@ from finplat.ledger.service import CompanyAccount
 from finplat.ledger.verification import verify
 from finplat.providers.cards.models import SandboxCardprovMovement, SandboxCardprovTransaction
 from finplat.providers.cards.sandbox_bulk_loads import scoped_key
-from finplat.rate_limit import ApiKeyRateLimiter
 from tests.cards.funding.outcome_steps import cancel, clear_faults, provider_movements
 from tests.cards.funding.steps import (
     active_card,

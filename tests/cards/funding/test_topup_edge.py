@@ -10,11 +10,11 @@ from decimal import Decimal
 from hypothesis import given
 from hypothesis import strategies as st
 
-from finplat import json_body
 from finplat.cards.funding_endpoints import TopupRequest, TopupResponse
 from finplat.cards.topup_batches import MESSAGE, render, written_answer
 from finplat.cards.topup_lane import read_body
 from finplat.errors import ApiError
+from finplat.http import json_body
 from finplat.idempotency.service import fingerprint
 from finplat.kit.money import from_minor, requested_amount
 

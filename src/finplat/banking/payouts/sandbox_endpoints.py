@@ -17,7 +17,7 @@ from finplat.banking.payouts.schemas import (
     SandboxPayoutStatusChange,
 )
 from finplat.errors import error_responses
-from finplat.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
+from finplat.http.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 
 router = api_router(tags=["Sandbox"])
 
