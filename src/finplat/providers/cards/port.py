@@ -1,4 +1,5 @@
-"""The card programme port: issuing and running cards at a card-issuing provider.
+"""The card programme port: issuing and running cards at a card-issuing provider, and the card
+issuer's cardholder accounts (the last section).
 
 Three providers issue cards behind this one port: the card provider (`cardprov`), the switch
 provider (`switchprov`, provider type 3) and the banking provider (`bankprov`, cards drawing
@@ -20,8 +21,8 @@ declineReason, timestamp}`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import datetime
+from dataclasses import dataclass, field
+from datetime import date, datetime
 from enum import StrEnum
 from typing import Protocol, runtime_checkable
 
@@ -247,3 +248,49 @@ class CardSimulation(Protocol):
         programme): what the card held goes back to the programme, and a
         `card.status_changed` callback reports `CANCELLED` with reason `provider`."""
         ...
+
+
+# ------------------------------------------------------------------------------------------------
+# The card issuer (`cardprov`): the cardholder account a user's card-provider cards belong to,
+# opened once per user (the switch provider opens programme links for the same holders).
+
+
+ACCOUNT_REVIEWED = "account.reviewed"
+
+
+@dataclass(frozen=True)
+class Cardholder:
+    """The person an account is opened for; `ssn` is forwarded from identity verification."""
+
+    reference: str
+    first_name: str
+    last_name: str
+    email: str
+    phone: str
+    date_of_birth: date
+    country: str
+    address: str | None = None
+    city: str | None = None
+    zip_code: str | None = None
+    ssn: str | None = field(default=None, repr=False)
+
+
+@dataclass(frozen=True)
+class HolderAccount:
+    account_id: str
+    status: str  # ACTIVE, PENDING (the provider's own checks are running) or REJECTED
+
+
+class CardIssuer(Protocol):
+    name: str
+
+    async def create_account(self, *, company_id: int, holder: Cardholder) -> HolderAccount:
+        """Idempotent by `holder.reference`: one account per reference, ever."""
+        ...
+
+
+@runtime_checkable
+class AccountReviewSimulation(Protocol):
+    """Sandbox only: decide an account the provider left pending."""
+
+    async def review_account(self, *, company_id: int, reference: str, approved: bool) -> None: ...
