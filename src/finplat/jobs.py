@@ -24,8 +24,8 @@ from finplat.events.worker import WebhookWorker
 from finplat.idempotency import service as idempotency
 from finplat.kit.clock import pause
 from finplat.ledger import service as ledger
-from finplat.providers import sandbox_delivery
 from finplat.providers.registry import Providers, build_providers
+from finplat.providers.sandbox import delivery as sandbox_delivery
 from finplat.provisioning import card_accounts
 from finplat.reconciliation import service as reconciliation
 

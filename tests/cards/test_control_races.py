@@ -19,9 +19,9 @@ import httpx
 import pytest
 from sqlalchemy import select
 
-from finplat.providers.cards.base import CardAction
-from finplat.providers.cards.models import SandboxCardprovCard
-from finplat.providers.cards.sandbox import SandboxCardProgram
+from finplat.providers.cards.port import CardAction
+from finplat.providers.cards.sandbox.adapter import SandboxCardProgram
+from finplat.providers.cards.sandbox.models import SandboxCardprovCard
 from tests.cards.funding.steps import active_card, purchase, set_fees, topup
 from tests.cards.steps import card_detail, control, put_auto_lock
 from tests.isolated import Isolated, isolated

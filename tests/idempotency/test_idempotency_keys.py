@@ -19,8 +19,8 @@ from finplat.idempotency.models import IdempotencyKey
 from finplat.kit.clock import set_clock
 from finplat.ledger.models import LedgerTransfer
 from finplat.providers.errors import ProviderUnavailable
-from finplat.providers.funding.models import SandboxFundingConfirmation
-from finplat.providers.funding.sandbox import SandboxFundingRail
+from finplat.providers.funding.sandbox.adapter import SandboxFundingRail
+from finplat.providers.funding.sandbox.models import SandboxFundingConfirmation
 from tests.conftest import Tenant, TenantFactory
 
 FUNDING = "/api/v2/sandbox/company/funding"

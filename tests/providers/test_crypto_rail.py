@@ -7,12 +7,12 @@ from collections.abc import Awaitable
 import pytest
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from finplat.providers import faults
 from finplat.providers.calls import CallPolicy, call_provider
-from finplat.providers.crypto.base import Chain, DepositAddress, Stablecoin
-from finplat.providers.crypto.sandbox import SandboxCryptoRail
+from finplat.providers.crypto.port import Chain, DepositAddress, Stablecoin
+from finplat.providers.crypto.sandbox.adapter import SandboxCryptoRail
 from finplat.providers.errors import ProviderTimeout
-from finplat.providers.faults import FaultMode
+from finplat.providers.sandbox import faults
+from finplat.providers.sandbox.faults import FaultMode
 from tests.conftest import Tenant
 
 POLICY = CallPolicy(timeout_seconds=0.5, retries=2, backoff_seconds=0)

@@ -18,8 +18,8 @@ from finplat.db.tenancy import bind_company
 from finplat.ledger import service as ledger
 from finplat.ledger.core import Leg
 from finplat.ledger.service import CompanyAccount
-from finplat.providers.cards.base import CardSimulation
-from finplat.providers.cards.models import SandboxCardprovCard
+from finplat.providers.cards.port import CardSimulation
+from finplat.providers.cards.sandbox.models import SandboxCardprovCard
 from finplat.reconciliation.card_balances import CardBalances
 from finplat.reconciliation.report import ReconciliationReport
 from finplat.reconciliation.service import reconcile

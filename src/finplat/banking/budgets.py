@@ -17,7 +17,7 @@ from finplat.banking.repository import BalanceRepository, BudgetRepository
 from finplat.idempotency.service import Claim
 from finplat.ledger import service as ledger
 from finplat.ledger.models import LedgerAccount
-from finplat.providers.banking.base import BankingProvider, ProviderBudget
+from finplat.providers.banking.port import BankingProvider, ProviderBudget
 from finplat.providers.calls import CallPolicy, call_provider
 from finplat.providers.names import BankProvider
 from finplat.provisioning.models import ProviderAccount

@@ -27,7 +27,7 @@ from finplat.cards.repository import CardRepository
 from finplat.cards.status import CardStatus
 from finplat.ledger import repository as ledger_repository
 from finplat.ledger.service import Balance
-from finplat.providers.banking.base import BankingDetails
+from finplat.providers.banking.port import BankingDetails
 from finplat.providers.calls import call_provider
 from finplat.providers.names import BankProvider
 from finplat.providers.registry import Providers, configured

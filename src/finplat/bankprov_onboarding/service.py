@@ -34,7 +34,7 @@ from finplat.errors import Conflict, ServiceUnavailable, ValidationFailed
 from finplat.kit.clock import today
 from finplat.kyc.approval import require_base_approval
 from finplat.kyc.statuses import Outcome
-from finplat.providers.banking_onboarding.base import (
+from finplat.providers.banking_onboarding.port import (
     BankingOnboarding,
     Decision,
     InformationAnswer,

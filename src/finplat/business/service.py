@@ -44,8 +44,8 @@ from finplat.kit.clock import utcnow
 from finplat.kit.pagination import PageRequest, PageSlice, fetch_page
 from finplat.kyc.approval import require_base_approval
 from finplat.kyc.statuses import Outcome
-from finplat.providers.banking_onboarding.base import SandboxDecisions
-from finplat.providers.business_onboarding.base import (
+from finplat.providers.banking_onboarding.port import SandboxDecisions
+from finplat.providers.business_onboarding.port import (
     ApplicationDetails,
     BusinessOnboarding,
     BusinessOnboardingSimulation,

@@ -51,7 +51,7 @@ from finplat.ledger.core import Leg
 from finplat.ledger.models import LedgerAccount
 from finplat.ledger.service import CompanyAccount
 from finplat.providers.calls import CallPolicy, call_provider
-from finplat.providers.cards.base import (
+from finplat.providers.cards.port import (
     CardAction,
     CardFundsShort,
     CardMovement,

@@ -37,7 +37,7 @@ from finplat.ledger import service as ledger
 from finplat.ledger.core import Leg
 from finplat.ledger.service import CompanyAccount
 from finplat.providers.calls import call_provider
-from finplat.providers.cards.base import DeliveryAddress, ShippingQuote
+from finplat.providers.cards.port import DeliveryAddress, ShippingQuote
 from finplat.providers.errors import ProviderRejected
 from finplat.providers.registry import Providers
 from finplat.tiers.repository import CardProductRepository

@@ -23,7 +23,7 @@ from finplat.kit.schemas import (
     ResponseModel,
     UserIdQuery,
 )
-from finplat.providers.cards.base import DeliveryAddress
+from finplat.providers.cards.port import DeliveryAddress
 from finplat.providers.names import BankProvider
 
 router = api_router(tags=["Cards"])

@@ -28,7 +28,7 @@ from finplat.cards.status import CardStatus
 from finplat.db.tenancy import bind_company
 from finplat.db.unit_of_work import unit_of_work
 from finplat.errors import ApiError
-from finplat.providers.cards.base import CardAction, ProviderCardStatus
+from finplat.providers.cards.port import CardAction, ProviderCardStatus
 from finplat.providers.registry import Providers
 
 log = structlog.get_logger("finplat.cards.provider_blocks")

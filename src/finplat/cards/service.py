@@ -30,7 +30,7 @@ from finplat.kyc.approval import require_base_approval
 from finplat.ledger import repository as ledger_repository
 from finplat.ledger import service as ledger
 from finplat.providers.calls import call_provider
-from finplat.providers.cards.base import (
+from finplat.providers.cards.port import (
     CardAction,
     CardProgram,
     DeliveryAddress,

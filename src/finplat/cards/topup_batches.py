@@ -47,7 +47,7 @@ from finplat.idempotency.service import derived_key
 from finplat.kit.clock import utcnow
 from finplat.kit.money import exact_json_numbers, from_minor
 from finplat.kit.random_tokens import hex_tokens
-from finplat.providers.cards.base import BulkCardLoads, CardMovement, LoadOrder
+from finplat.providers.cards.port import BulkCardLoads, CardMovement, LoadOrder
 from finplat.providers.registry import Providers
 
 log = structlog.get_logger("finplat.cards.topup_batches")

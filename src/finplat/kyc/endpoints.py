@@ -20,7 +20,7 @@ from finplat.kyc.schemas import (
 )
 from finplat.kyc.service import KycSession
 from finplat.kyc.statuses import KycMethod
-from finplat.providers.identity.base import IdentityDocument
+from finplat.providers.identity.port import IdentityDocument
 from finplat.providers.registry import Providers
 from finplat.provisioning import status_report
 

@@ -30,7 +30,7 @@ from finplat.kyc.repository import KycSubmissionRepository
 from finplat.kyc.schemas import US_NATIONALITIES, KycQuestionnaire
 from finplat.kyc.statuses import KycMethod
 from finplat.providers.calls import call_provider
-from finplat.providers.identity.base import (
+from finplat.providers.identity.port import (
     AccessToken,
     Applicant,
     ApplicantData,

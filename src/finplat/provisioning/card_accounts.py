@@ -24,7 +24,7 @@ from finplat.db.unit_of_work import unit_of_work
 from finplat.errors import ApiError, Conflict
 from finplat.kyc.approval import require_base_approval
 from finplat.providers.calls import call_provider
-from finplat.providers.cardissuing.base import Cardholder, HolderAccount
+from finplat.providers.cards.port import Cardholder, HolderAccount
 from finplat.providers.names import BankProvider
 from finplat.providers.registry import Providers, configured
 from finplat.provisioning import service, statuses

@@ -8,7 +8,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from finplat.kyc.repository import KycSubmissionRepository
 from finplat.kyc.service import NO_IDENTITY_PROVIDER
 from finplat.providers.calls import call_provider
-from finplat.providers.cardissuing.base import Cardholder
+from finplat.providers.cards.port import Cardholder
 from finplat.providers.names import BankProvider, ExternalProvider
 from finplat.providers.registry import Providers, configured
 from finplat.users.models import User

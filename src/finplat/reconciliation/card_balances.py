@@ -51,7 +51,7 @@ from finplat.db.tenancy import bind_company
 from finplat.db.unit_of_work import unit_of_work
 from finplat.kit.money import from_minor
 from finplat.ledger import repository as ledger_repository
-from finplat.providers.cards.base import CardProgram
+from finplat.providers.cards.port import CardProgram
 from finplat.providers.errors import ProviderRejected, ProviderUnavailable
 from finplat.providers.registry import Providers
 from finplat.reconciliation import repository

@@ -26,7 +26,7 @@ from finplat.ledger.core import Leg
 from finplat.ledger.service import CompanyAccount
 from finplat.providers.calls import CallPolicy, call_provider
 from finplat.providers.errors import ProviderRejected
-from finplat.providers.funding.base import FundingRail
+from finplat.providers.funding.port import FundingRail
 
 MAX_FUNDING = Decimal("1000000000")  # per request, in major units
 # As long as a key is kept, so a retry within the key's life always finds its reservation.

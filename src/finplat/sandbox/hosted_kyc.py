@@ -30,7 +30,7 @@ from finplat.http.indexed_router import IndexedRouter
 from finplat.http.routing import CurrentProviders
 from finplat.kit.schemas import RequestModel
 from finplat.kyc.statuses import Outcome
-from finplat.providers.identity.sandbox import (
+from finplat.providers.identity.sandbox.adapter import (
     HOSTED_PAGE_PATH,
     InvalidAccessToken,
     SandboxIdentityVerification,

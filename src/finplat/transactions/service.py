@@ -25,7 +25,7 @@ from finplat.errors import ApiError, NotFound, ServiceUnavailable
 from finplat.kit.clock import utcnow
 from finplat.kit.pagination import PageRequest, PageSlice, fetch_page
 from finplat.kit.schemas import MAX_ID
-from finplat.providers.banking.payments_port import PaymentConfirmation
+from finplat.providers.banking.port import PaymentConfirmation
 from finplat.providers.calls import call_provider
 from finplat.providers.errors import ProviderRejected, ProviderUnavailable
 from finplat.providers.names import BankProvider

@@ -18,9 +18,9 @@ from finplat.cards import provider_blocks
 from finplat.cards.models import Card
 from finplat.config import Settings
 from finplat.kit.clock import utcnow
-from finplat.providers import sandbox_delivery
-from finplat.providers.callbacks import SandboxCallback
-from finplat.providers.cards.base import CardAction, ProviderCardStatus
+from finplat.providers.cards.port import CardAction, ProviderCardStatus
+from finplat.providers.sandbox import delivery as sandbox_delivery
+from finplat.providers.sandbox.models import SandboxCallback
 from tests.cards.funding.steps import active_card, purchase, set_fees, topup
 from tests.cards.steps import card_detail, control
 from tests.onboarding import set_fault

@@ -39,8 +39,11 @@ from finplat.ledger import service as ledger_service
 from finplat.ledger.models import LedgerAccount, LedgerEntry, LedgerTransfer
 from finplat.ledger.service import CompanyAccount
 from finplat.ledger.verification import verify
-from finplat.providers.cards.models import SandboxCardprovMovement, SandboxCardprovTransaction
-from finplat.providers.cards.sandbox_bulk_loads import scoped_key
+from finplat.providers.cards.sandbox.bulk_loads import scoped_key
+from finplat.providers.cards.sandbox.models import (
+    SandboxCardprovMovement,
+    SandboxCardprovTransaction,
+)
 from tests.cards.funding.outcome_steps import cancel, clear_faults, provider_movements
 from tests.cards.funding.steps import (
     active_card,

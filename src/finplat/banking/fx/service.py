@@ -44,8 +44,7 @@ from finplat.kit.money import from_minor, requested_amount
 from finplat.ledger import service as ledger
 from finplat.ledger.core import Leg
 from finplat.ledger.service import CompanyAccount, TransferAlreadyResolved
-from finplat.providers.banking.base import BankingProvider
-from finplat.providers.banking.fx_port import FixedSide, ProviderTrade, TradeStatus
+from finplat.providers.banking.port import BankingProvider, FixedSide, ProviderTrade, TradeStatus
 from finplat.providers.calls import CallPolicy, call_provider
 from finplat.providers.errors import ProviderRejected, ProviderUnavailable
 from finplat.providers.names import BankProvider

@@ -36,7 +36,7 @@ from finplat.errors import ApiError, Conflict, NotFound, ValidationFailed
 from finplat.events import service as events
 from finplat.kit.clock import utcnow
 from finplat.kit.pagination import PageRequest, PageSlice, fetch_page
-from finplat.providers.banking.payees_port import PayeeDetails, PayeesPort, ProviderPayee
+from finplat.providers.banking.port import PayeeDetails, PayeesPort, ProviderPayee
 from finplat.providers.calls import CallPolicy, call_provider
 from finplat.providers.names import BankProvider
 from finplat.users import service as users

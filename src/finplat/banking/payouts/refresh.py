@@ -16,7 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.banking.payouts import settlement
 from finplat.kit.clock import utcnow
-from finplat.providers.banking.payments_port import ProviderPayment
+from finplat.providers.banking.port import ProviderPayment
 from finplat.providers.calls import call_provider
 from finplat.providers.names import BankProvider
 from finplat.providers.registry import Providers, configured

@@ -41,8 +41,7 @@ from finplat.kit.money import from_minor, requested_amount
 from finplat.ledger import service as ledger
 from finplat.ledger.core import Leg
 from finplat.ledger.service import CompanyAccount
-from finplat.providers.banking.base import BankingProvider
-from finplat.providers.banking.payments_port import PaymentPrice, ProviderPayment
+from finplat.providers.banking.port import BankingProvider, PaymentPrice, ProviderPayment
 from finplat.providers.calls import call_provider
 from finplat.providers.errors import ProviderRejected, ProviderUnavailable
 from finplat.providers.names import BankProvider

@@ -39,8 +39,7 @@ from finplat.kit.money import Money, exact_json_numbers, requested_amount
 from finplat.ledger import service as ledger
 from finplat.ledger.core import Leg
 from finplat.ledger.service import CompanyAccount
-from finplat.providers.banking.base import BankingProvider
-from finplat.providers.banking.transfers_port import ProviderTransfer, ProviderTransferStatus
+from finplat.providers.banking.port import BankingProvider, ProviderTransfer, ProviderTransferStatus
 from finplat.providers.calls import CallPolicy, call_provider
 from finplat.providers.errors import ProviderRejected, ProviderUnavailable
 from finplat.providers.names import BankProvider

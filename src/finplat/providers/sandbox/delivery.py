@@ -18,8 +18,8 @@ from finplat.db.unit_of_work import unit_of_work
 from finplat.events.envelope import timestamp
 from finplat.kit.clock import pause, utcnow
 from finplat.providers import inbound
-from finplat.providers.callbacks import SandboxCallback
 from finplat.providers.names import ExternalProvider
+from finplat.providers.sandbox.models import SandboxCallback
 
 log = structlog.get_logger("finplat.providers.sandbox")
 BATCH = 50

@@ -4,19 +4,19 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from finplat.providers.banking import sandbox as banking
-from finplat.providers.banking_onboarding import sandbox as banking_onboarding
-from finplat.providers.business_onboarding import sandbox as business_onboarding
-from finplat.providers.cardissuing import sandbox as cardissuing
-from finplat.providers.cards import sandbox as cards
-from finplat.providers.crypto import sandbox as crypto
-from finplat.providers.funding import sandbox as funding
-from finplat.providers.identity import sandbox as identity
+from finplat.providers.banking.sandbox import adapter as banking
+from finplat.providers.banking_onboarding.sandbox import adapter as banking_onboarding
+from finplat.providers.business_onboarding.sandbox import adapter as business_onboarding
+from finplat.providers.cards.sandbox import adapter as cards
+from finplat.providers.cards.sandbox import issuer
+from finplat.providers.crypto.sandbox import adapter as crypto
+from finplat.providers.funding.sandbox import adapter as funding
+from finplat.providers.identity.sandbox import adapter as identity
 from finplat.providers.names import ExternalProvider
-from finplat.providers.switching import sandbox as switching
+from finplat.providers.switching.sandbox import adapter as switching
 
 OPERATIONS: dict[ExternalProvider, tuple[str, ...]] = {
-    ExternalProvider.CARDPROV: cardissuing.OPERATIONS + cards.OPERATIONS,
+    ExternalProvider.CARDPROV: issuer.OPERATIONS + cards.OPERATIONS,
     ExternalProvider.SWITCHPROV: switching.OPERATIONS + cards.OPERATIONS,
     # The bankprov capabilities share the provider's name space (`decide` is in two).
     ExternalProvider.BANKPROV: tuple(

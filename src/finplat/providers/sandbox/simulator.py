@@ -12,10 +12,10 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from finplat.db import open_sessions
 from finplat.kit.clock import utcnow
-from finplat.providers import faults
-from finplat.providers.callbacks import SandboxCallback
 from finplat.providers.errors import ProviderRejected, ProviderTechnicalError
-from finplat.providers.faults import FaultMode
+from finplat.providers.sandbox import faults
+from finplat.providers.sandbox.faults import FaultMode
+from finplat.providers.sandbox.models import SandboxCallback
 
 # Longer than any configured provider timeout: a hung call is always cut by the caller.
 HANG_SECONDS = 3600.0

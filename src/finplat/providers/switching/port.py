@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from finplat.providers.cardissuing.base import Cardholder, HolderAccount
+from finplat.providers.cards.port import Cardholder, HolderAccount
 
 
 class SwitchProvider(Protocol):

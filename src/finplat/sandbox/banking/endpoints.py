@@ -22,7 +22,7 @@ from finplat.kit.money import (
     requested_amount,
 )
 from finplat.kit.schemas import RequestModel, UserIdQuery
-from finplat.sandbox import banking
+from finplat.sandbox.banking import incoming as banking
 from finplat.transactions.schemas import TransactionResponse
 
 router = api_router(tags=["Sandbox"])

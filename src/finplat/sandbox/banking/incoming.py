@@ -8,11 +8,11 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from finplat.banking import accounts
 from finplat.errors import ApiError, Conflict
 from finplat.kit.money import Money
-from finplat.providers import sandbox_delivery
-from finplat.providers.banking.base import SandboxBudgetSimulation
+from finplat.providers.banking.port import SandboxBudgetSimulation
 from finplat.providers.calls import call_provider
 from finplat.providers.names import BankProvider
 from finplat.providers.registry import Providers, configured
+from finplat.providers.sandbox import delivery as sandbox_delivery
 from finplat.transactions import service as transactions
 from finplat.transactions.models import Transaction
 

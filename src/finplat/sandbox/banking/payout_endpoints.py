@@ -8,7 +8,6 @@ from typing import Annotated
 
 from fastapi import Path, Request
 
-from finplat.banking.payouts import sandbox
 from finplat.banking.payouts.schemas import (
     PaymentBatchResponse,
     PayoutIdPath,
@@ -18,6 +17,7 @@ from finplat.banking.payouts.schemas import (
 )
 from finplat.errors import error_responses
 from finplat.http.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
+from finplat.sandbox.banking import payouts as sandbox
 
 router = api_router(tags=["Sandbox"])
 

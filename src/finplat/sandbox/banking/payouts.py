@@ -11,13 +11,13 @@ from finplat.banking.payouts.repository import PayoutTransactionRepository
 from finplat.banking.payouts.schemas import PaymentBatchResponse, PayoutResponse
 from finplat.banking.payouts.service import PayoutNotFound
 from finplat.errors import Conflict, NotFound
-from finplat.providers import sandbox_delivery
-from finplat.providers.banking.payments_port import PaymentStatus
-from finplat.providers.banking.sandbox_payments import SandboxPaymentSimulation, SimulatedBatch
+from finplat.providers.banking.port import PaymentStatus
+from finplat.providers.banking.sandbox.payments import SandboxPaymentSimulation, SimulatedBatch
 from finplat.providers.calls import call_provider
 from finplat.providers.errors import ProviderRejected
 from finplat.providers.names import BankProvider
 from finplat.providers.registry import Providers, configured
+from finplat.providers.sandbox import delivery as sandbox_delivery
 from finplat.transactions.kinds import FINAL_STATUSES, TransactionStatus
 from finplat.transactions.models import Transaction
 

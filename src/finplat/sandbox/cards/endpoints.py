@@ -11,8 +11,8 @@ from finplat.config import Settings
 from finplat.errors import error_responses
 from finplat.http.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 from finplat.kit.schemas import UserIdQuery
-from finplat.providers import sandbox_delivery
 from finplat.providers.calls import call_provider
+from finplat.providers.sandbox import delivery as sandbox_delivery
 
 router = api_router(tags=["Sandbox"])
 

@@ -21,7 +21,11 @@ from pydantic import Field
 from finplat.http.indexed_router import IndexedRouter
 from finplat.http.routing import CurrentProviders
 from finplat.kit.schemas import RequestModel
-from finplat.providers.cards.sandbox import WIDGET_PATH, InvalidWidgetToken, SandboxCardProgram
+from finplat.providers.cards.sandbox.adapter import (
+    WIDGET_PATH,
+    InvalidWidgetToken,
+    SandboxCardProgram,
+)
 
 SCRIPT_PATH = f"{WIDGET_PATH}.js"
 REVEAL_PATH = f"{WIDGET_PATH}/reveal"

@@ -1,6 +1,6 @@
 """Sandbox banking provider, core banking: budgets, balances, account details, incoming money.
 
-`SandboxBankingCore` is the base of the composed sandbox provider (`sandbox.py`): it owns the
+`SandboxBankingCore` is the base of the composed sandbox provider (`adapter.py`): it owns the
 simulator and the one primitive every money-moving part uses, `move` (change a balance and
 write its statement line, refusing to go below zero), always inside the caller's own
 sandbox transaction.
@@ -19,24 +19,24 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from finplat.db.dialect import for_update, insert_ignoring_conflicts
 from finplat.db.unit_of_work import unit_of_work
 from finplat.kit.clock import utcnow
-from finplat.providers.banking.base import (
+from finplat.providers.banking.port import (
     BUDGET_CURRENCIES,
     PAYMENT_RECEIVED,
     BankingDetails,
     IncomingPayment,
     ProviderBudget,
 )
-from finplat.providers.banking.models import (
+from finplat.providers.banking.sandbox.models import (
     SandboxBankprovBalance,
     SandboxBankprovBudget,
     SandboxBankprovMovement,
 )
-from finplat.providers.banking_onboarding.base import AccountStatus
-from finplat.providers.banking_onboarding.models import SandboxBankprovAccount
+from finplat.providers.banking_onboarding.port import AccountStatus
+from finplat.providers.banking_onboarding.sandbox.models import SandboxBankprovAccount
 from finplat.providers.errors import ProviderRejected
-from finplat.providers.faults import FaultMode
 from finplat.providers.names import ExternalProvider
-from finplat.providers.simulator import Simulator
+from finplat.providers.sandbox.faults import FaultMode
+from finplat.providers.sandbox.simulator import Simulator
 
 PROVIDER = ExternalProvider.BANKPROV.value
 OPERATIONS = ("banking_details", "list_budgets", "create_budget", "simulate_incoming")

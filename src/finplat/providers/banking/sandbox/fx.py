@@ -1,5 +1,5 @@
 """Sandbox banking provider: FX quotes and trades (mixed into the composed provider in
-sandbox.py).
+adapter.py).
 
 Prices come from fixed mid rates against USD with a 0.25 % spread against the customer;
 the computed amount is rounded in the provider's favour to its currency's minor unit (the
@@ -25,11 +25,11 @@ from finplat.db.dialect import insert_ignoring_conflicts
 from finplat.db.unit_of_work import unit_of_work
 from finplat.kit.clock import utcnow
 from finplat.kit.money import exponent
-from finplat.providers.banking.fx_models import SandboxBankprovFxQuote, SandboxBankprovFxTrade
-from finplat.providers.banking.fx_port import FixedSide, ProviderQuote, ProviderTrade, TradeStatus
-from finplat.providers.banking.sandbox_budgets import CurrencyNotHeld, SandboxBankingCore
+from finplat.providers.banking.port import FixedSide, ProviderQuote, ProviderTrade, TradeStatus
+from finplat.providers.banking.sandbox.budgets import CurrencyNotHeld, SandboxBankingCore
+from finplat.providers.banking.sandbox.models import SandboxBankprovFxQuote, SandboxBankprovFxTrade
 from finplat.providers.errors import ProviderRejected
-from finplat.providers.faults import FaultMode
+from finplat.providers.sandbox.faults import FaultMode
 
 OPERATIONS: tuple[str, ...] = ("quote", "execute_trade", "trade_status")
 

@@ -1,4 +1,4 @@
-"""Sandbox banking provider: payees (mixed into the composed provider in sandbox.py).
+"""Sandbox banking provider: payees (mixed into the composed provider in adapter.py).
 
 The provider keeps each payee's full account details (as a real bank would) and deduplicates
 registrations by idempotency key. Other parts of the sandbox (payments) look payees up with
@@ -15,15 +15,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from finplat.db.dialect import insert_ignoring_conflicts
 from finplat.db.unit_of_work import unit_of_work
 from finplat.kit.clock import utcnow
-from finplat.providers.banking.payees_models import SandboxBankprovPayee
-from finplat.providers.banking.payees_port import (
-    PayeeDetails,
-    ProviderPayee,
-    ProviderPayeeStatus,
-)
-from finplat.providers.banking.sandbox_budgets import SandboxBankingCore
+from finplat.providers.banking.port import PayeeDetails, ProviderPayee, ProviderPayeeStatus
+from finplat.providers.banking.sandbox.budgets import SandboxBankingCore
+from finplat.providers.banking.sandbox.models import SandboxBankprovPayee
 from finplat.providers.errors import ProviderRejected
-from finplat.providers.faults import FaultMode
+from finplat.providers.sandbox.faults import FaultMode
 
 OPERATIONS: tuple[str, ...] = ("register_payee", "payee_by_key", "remove_payee")
 # What the sandbox provider's payment methods carry.

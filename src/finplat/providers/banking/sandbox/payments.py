@@ -34,25 +34,25 @@ from finplat.db.dialect import for_update, insert_ignoring_conflicts
 from finplat.db.unit_of_work import unit_of_work
 from finplat.kit.clock import utcnow
 from finplat.kit.money import exponent, from_minor, to_minor
-from finplat.providers.banking.payees_port import ProviderPayeeStatus
-from finplat.providers.banking.payments_models import (
-    PAYMENT_ID_OFFSET,
-    SandboxBankprovPayment,
-    SandboxBankprovPaymentBatch,
-)
-from finplat.providers.banking.payments_port import (
+from finplat.providers.banking.port import (
     BATCH_ORDER_CANCELLED,
     BATCH_STATUS_CHANGED,
     PAYMENT_STATUS_CHANGED,
     PaymentConfirmation,
     PaymentPrice,
     PaymentStatus,
+    ProviderPayeeStatus,
     ProviderPayment,
 )
-from finplat.providers.banking.sandbox_budgets import SandboxBankingCore
-from finplat.providers.banking.sandbox_payees import PayeeUnknown, sandbox_payee
+from finplat.providers.banking.sandbox.budgets import SandboxBankingCore
+from finplat.providers.banking.sandbox.models import (
+    PAYMENT_ID_OFFSET,
+    SandboxBankprovPayment,
+    SandboxBankprovPaymentBatch,
+)
+from finplat.providers.banking.sandbox.payees import PayeeUnknown, sandbox_payee
 from finplat.providers.errors import ProviderRejected
-from finplat.providers.faults import FaultMode
+from finplat.providers.sandbox.faults import FaultMode
 
 OPERATIONS: tuple[str, ...] = (
     "price_payment",

@@ -1,5 +1,5 @@
 """Sandbox banking provider: transfers between two budgets of one account, and from a budget to
-the company's master account (mixed into the composed provider in sandbox.py).
+the company's master account (mixed into the composed provider in adapter.py).
 
 The company's master account at the provider is a balance row of its own (budget id
 `master:{company_id}`), created on first use. A transfer debits the source at once; a
@@ -19,12 +19,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from finplat.db.dialect import for_update, insert_ignoring_conflicts
 from finplat.db.unit_of_work import unit_of_work
 from finplat.kit.clock import utcnow
-from finplat.providers.banking.models import SandboxBankprovBalance
-from finplat.providers.banking.sandbox_budgets import SandboxBankingCore
-from finplat.providers.banking.transfers_models import SandboxBankprovTransfer
-from finplat.providers.banking.transfers_port import ProviderTransfer, ProviderTransferStatus
+from finplat.providers.banking.port import ProviderTransfer, ProviderTransferStatus
+from finplat.providers.banking.sandbox.budgets import SandboxBankingCore
+from finplat.providers.banking.sandbox.models import SandboxBankprovBalance, SandboxBankprovTransfer
 from finplat.providers.errors import ProviderRejected
-from finplat.providers.faults import FaultMode
+from finplat.providers.sandbox.faults import FaultMode
 
 OPERATIONS: tuple[str, ...] = ("transfer", "transfer_status")
 

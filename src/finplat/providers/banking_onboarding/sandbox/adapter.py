@@ -21,7 +21,7 @@ from finplat.db.dialect import insert_ignoring_conflicts
 from finplat.db.unit_of_work import unit_of_work
 from finplat.documents.file_types import FileType, UnreadableFile, identify
 from finplat.kit.clock import utcnow
-from finplat.providers.banking_onboarding.base import (
+from finplat.providers.banking_onboarding.port import (
     ACCOUNT_STATUS_CHANGED,
     AccountStatus,
     Decision,
@@ -32,15 +32,15 @@ from finplat.providers.banking_onboarding.base import (
     Outstanding,
     PersonalApplication,
 )
-from finplat.providers.banking_onboarding.models import (
+from finplat.providers.banking_onboarding.sandbox.models import (
     SandboxBankprovAccount,
     SandboxBankprovDocument,
     SandboxBankprovInformationRequest,
 )
 from finplat.providers.errors import ProviderRejected
-from finplat.providers.faults import FaultMode
 from finplat.providers.names import ExternalProvider
-from finplat.providers.simulator import Simulator
+from finplat.providers.sandbox.faults import FaultMode
+from finplat.providers.sandbox.simulator import Simulator
 
 PROVIDER = ExternalProvider.BANKPROV.value
 OPERATIONS = (

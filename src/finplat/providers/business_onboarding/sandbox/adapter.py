@@ -22,7 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from finplat.db.dialect import for_update, insert_ignoring_conflicts
 from finplat.db.unit_of_work import unit_of_work
 from finplat.kit.clock import utcnow
-from finplat.providers.business_onboarding.base import (
+from finplat.providers.business_onboarding.port import (
     ApplicationDetails,
     ApplicationState,
     Decision,
@@ -32,15 +32,15 @@ from finplat.providers.business_onboarding.base import (
     ProviderDocument,
     ProviderPerson,
 )
-from finplat.providers.business_onboarding.models import (
+from finplat.providers.business_onboarding.sandbox.models import (
     SandboxBusinessApplication,
     SandboxBusinessDocument,
     SandboxBusinessPerson,
 )
 from finplat.providers.errors import ProviderRejected
-from finplat.providers.faults import FaultMode
 from finplat.providers.names import ExternalProvider
-from finplat.providers.simulator import Simulator
+from finplat.providers.sandbox.faults import FaultMode
+from finplat.providers.sandbox.simulator import Simulator
 
 PROVIDER = ExternalProvider.BANKPROV.value
 OPERATIONS = (

@@ -37,8 +37,7 @@ from finplat.db import prepared
 from finplat.db.dialect import insert_ignoring_conflicts
 from finplat.db.unit_of_work import unit_of_work
 from finplat.kit.clock import utcnow
-from finplat.providers.cards import sandbox_bulk_loads
-from finplat.providers.cards.base import (
+from finplat.providers.cards.port import (
     CARD_STATUS_CHANGED,
     CARD_TRANSACTION,
     CardAction,
@@ -52,15 +51,16 @@ from finplat.providers.cards.base import (
     ShippingQuote,
     WidgetSession,
 )
-from finplat.providers.cards.models import (
+from finplat.providers.cards.sandbox import bulk_loads
+from finplat.providers.cards.sandbox.models import (
     SandboxCardprovCard,
     SandboxCardprovMovement,
     SandboxCardprovTransaction,
     SandboxCardprovWidgetToken,
 )
 from finplat.providers.errors import ProviderRejected
-from finplat.providers.faults import FaultMode
-from finplat.providers.simulator import Simulator
+from finplat.providers.sandbox.faults import FaultMode
+from finplat.providers.sandbox.simulator import Simulator
 
 OPERATIONS = (
     "issue_card",
@@ -401,7 +401,7 @@ class SandboxCardProgram:
         mode = await self.sim.enter(company_id, operation)
         if signed_minor == 0:
             raise ProviderRejected("The amount must not be zero.", status=400)
-        scoped = sandbox_bulk_loads.scoped_key(self.name, company_id, key)
+        scoped = bulk_loads.scoped_key(self.name, company_id, key)
         async with unit_of_work(self.factory) as session:
             movement_id = f"{self.name}_mov_{uuid.uuid4().hex[:24]}"
             inserted = await session.execute(
@@ -475,19 +475,19 @@ class SandboxCardProgram:
         self, *, company_id: int, idempotency_key: str
     ) -> CardMovement | None:
         async with unit_of_work(self.factory) as session:
-            scoped = sandbox_bulk_loads.scoped_key(self.name, company_id, idempotency_key)
+            scoped = bulk_loads.scoped_key(self.name, company_id, idempotency_key)
             return await self._movement(session, scoped)
 
     async def load_many(self, orders: Sequence[LoadOrder]) -> list[CardMovement | None]:
         """One bulk call (the simulated latency once) making in one transaction the loads
-        `load` would simply make (`sandbox_bulk_loads`); the rest is left to `load`. Bulk
+        `load` would simply make (`bulk_loads`); the rest is left to `load`. Bulk
         loads need PostgreSQL: on SQLite every order is left to `load`."""
         if self.sim.latency_ms:
             await asyncio.sleep(self.sim.latency_ms / 1000)
         if not prepared.serves(self.factory):
             return [None] * len(orders)
         async with prepared.connection(self.factory) as pg:
-            return await sandbox_bulk_loads.make(pg, provider=self.name, orders=orders)
+            return await bulk_loads.make(pg, provider=self.name, orders=orders)
 
     async def widget(
         self, *, company_id: int, card_id: str, ttl_seconds: int, base_url: str = ""

@@ -19,7 +19,7 @@ from asyncpg.exceptions import UniqueViolationError
 from finplat.db import prepared
 from finplat.kit.clock import utcnow
 from finplat.kit.random_tokens import hex_tokens
-from finplat.providers.cards.base import CardMovement, LoadOrder
+from finplat.providers.cards.port import CardMovement, LoadOrder
 
 _LOAD = """
 WITH u AS (

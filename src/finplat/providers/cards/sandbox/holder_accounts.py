@@ -15,10 +15,10 @@ from finplat.db.base import Base, BigIntId
 from finplat.db.dialect import insert_ignoring_conflicts
 from finplat.db.unit_of_work import unit_of_work
 from finplat.kit.clock import utcnow
-from finplat.providers.cardissuing.base import ACCOUNT_REVIEWED, Cardholder, HolderAccount
+from finplat.providers.cards.port import ACCOUNT_REVIEWED, Cardholder, HolderAccount
 from finplat.providers.errors import ProviderRejected
-from finplat.providers.faults import FaultMode
-from finplat.providers.simulator import Simulator
+from finplat.providers.sandbox.faults import FaultMode
+from finplat.providers.sandbox.simulator import Simulator
 
 ACTIVE = "ACTIVE"
 PENDING = "PENDING"

@@ -9,11 +9,11 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from finplat.db.dialect import insert_ignoring_conflicts
 from finplat.db.unit_of_work import unit_of_work
-from finplat.providers.crypto.base import Chain, DepositAddress, Stablecoin
-from finplat.providers.crypto.models import SandboxDepositAddress
-from finplat.providers.faults import FaultMode
+from finplat.providers.crypto.port import Chain, DepositAddress, Stablecoin
+from finplat.providers.crypto.sandbox.models import SandboxDepositAddress
 from finplat.providers.names import ExternalProvider
-from finplat.providers.simulator import Simulator
+from finplat.providers.sandbox.faults import FaultMode
+from finplat.providers.sandbox.simulator import Simulator
 
 OPERATIONS = ("deposit_address",)
 _BASE58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"

@@ -16,11 +16,11 @@ from finplat.db.dialect import insert_ignoring_conflicts
 from finplat.db.unit_of_work import unit_of_work
 from finplat.kit.clock import utcnow
 from finplat.providers.errors import ProviderRejected
-from finplat.providers.faults import FaultMode
-from finplat.providers.funding.base import FundingConfirmation
-from finplat.providers.funding.models import SandboxFundingConfirmation
+from finplat.providers.funding.port import FundingConfirmation
+from finplat.providers.funding.sandbox.models import SandboxFundingConfirmation
 from finplat.providers.names import ExternalProvider
-from finplat.providers.simulator import Simulator
+from finplat.providers.sandbox.faults import FaultMode
+from finplat.providers.sandbox.simulator import Simulator
 
 OPERATIONS = ("confirm_incoming_funds",)
 

@@ -25,8 +25,7 @@ from finplat.db.unit_of_work import unit_of_work
 from finplat.errors import NotFound
 from finplat.kit.clock import utcnow
 from finplat.providers.errors import ProviderRejected
-from finplat.providers.faults import FaultMode
-from finplat.providers.identity.base import (
+from finplat.providers.identity.port import (
     APPLICANT_REVIEWED,
     AccessToken,
     Applicant,
@@ -37,9 +36,10 @@ from finplat.providers.identity.base import (
     ShareToken,
     TokenKind,
 )
-from finplat.providers.identity.models import SandboxAccessToken, SandboxApplicant
+from finplat.providers.identity.sandbox.models import SandboxAccessToken, SandboxApplicant
 from finplat.providers.names import ExternalProvider
-from finplat.providers.simulator import Simulator
+from finplat.providers.sandbox.faults import FaultMode
+from finplat.providers.sandbox.simulator import Simulator
 
 HOSTED_PAGE_PATH = "/sandbox/identity/verify"
 SHARE = "SHARE"

@@ -1,1 +1,2 @@
-"""The sandbox simulator of this capability: its adapter and, in models.py, its own tables."""
+"""The sandbox switch provider: its adapter (the links it opens are kept as the card sandbox's
+holder accounts, `finplat.providers.cards.sandbox.holder_accounts`)."""

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from finplat.providers.cardissuing.base import Cardholder, HolderAccount
+from finplat.providers.cards.port import Cardholder, HolderAccount
+from finplat.providers.cards.sandbox.holder_accounts import SandboxHolderAccounts
 from finplat.providers.names import ExternalProvider
-from finplat.providers.sandbox_accounts import SandboxHolderAccounts
 
 OPERATIONS = ("create_link",)
 
