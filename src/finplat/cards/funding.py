@@ -50,7 +50,7 @@ from finplat.ledger import service as ledger
 from finplat.ledger.core import Leg
 from finplat.ledger.models import LedgerAccount
 from finplat.ledger.service import CompanyAccount
-from finplat.providers.calls import CallPolicy, call_provider
+from finplat.providers.calls import CallPolicy, commit_then_call
 from finplat.providers.cards.port import (
     CardAction,
     CardFundsShort,
@@ -212,7 +212,7 @@ async def provider_view(
     call does."""
     program, ref, company_id = program_of(providers, card), provider_card_id(card), card.company_id
     try:
-        return await call_provider(
+        return await commit_then_call(
             session,
             providers.policy,
             provider=card.provider,
@@ -411,7 +411,7 @@ async def _move(
         return None  # completed by the other caller
     try:
         try:
-            return await call_provider(
+            return await commit_then_call(
                 session,
                 providers.policy,
                 provider=card.provider,
@@ -456,7 +456,7 @@ async def movement_under_key(
     key: str,
 ) -> CardMovement | None:
     """The movement the provider made under `key` (it deduplicates by it), if any."""
-    return await call_provider(
+    return await commit_then_call(
         session,
         providers.policy,
         provider=program.name,
@@ -605,7 +605,7 @@ async def change_at_provider(
     """Change the card's status at its provider (idempotent there), no lock held across the
     call; the local status is the caller's to write."""
     program, ref, company_id = program_of(providers, card), provider_card_id(card), card.company_id
-    return await call_provider(
+    return await commit_then_call(
         session,
         providers.policy,
         provider=card.provider,

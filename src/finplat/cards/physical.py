@@ -36,7 +36,7 @@ from finplat.kit.clock import utcnow
 from finplat.ledger import service as ledger
 from finplat.ledger.core import Leg
 from finplat.ledger.service import CompanyAccount
-from finplat.providers.calls import call_provider
+from finplat.providers.calls import commit_then_call
 from finplat.providers.cards.port import DeliveryAddress, ShippingQuote
 from finplat.providers.errors import ProviderRejected
 from finplat.providers.registry import Providers
@@ -96,7 +96,7 @@ async def _quote(
     session: AsyncSession, providers: Providers, *, company_id: int, provider: str, country: str
 ) -> Quote:
     program = funding.program_for(providers, provider)
-    fees = await call_provider(
+    fees = await commit_then_call(
         session,
         providers.policy,
         provider=provider,
@@ -227,7 +227,7 @@ async def ship(
     ref, key = card.provider_card_id, claim.derived_key("card-ship")
     assert ref is not None
     try:
-        await call_provider(
+        await commit_then_call(
             session,
             providers.policy,
             provider=card.provider,

@@ -1,6 +1,6 @@
 """The card lifecycle: order, read, list, controls and cancellation.
 
-Every provider call goes through `call_provider` (which commits first: nothing is locked
+Every provider call goes through `commit_then_call` (which commits first: nothing is locked
 across it); local state is written after the provider answered. The platform never sees the
 full card number or CVV, and never keeps or logs a PIN (only `pin_set`).
 """
@@ -29,7 +29,7 @@ from finplat.kit.money import from_minor
 from finplat.kyc.approval import require_base_approval
 from finplat.ledger import repository as ledger_repository
 from finplat.ledger import service as ledger
-from finplat.providers.calls import call_provider
+from finplat.providers.calls import commit_then_call
 from finplat.providers.cards.port import (
     CardAction,
     CardProgram,
@@ -211,7 +211,7 @@ async def order(
     )
     card_type, currency, nickname = product.card_type, product.currency, body.CardName
     design = body.DesignId.value if body.DesignId is not None else None
-    issued = await call_provider(
+    issued = await commit_then_call(
         session,
         providers.policy,
         provider=provider,
@@ -231,7 +231,7 @@ async def order(
     )
     if body.AutoLockEnabled:
         issued_ref = issued.card_id
-        await call_provider(
+        await commit_then_call(
             session,
             providers.policy,
             provider=provider,
@@ -380,7 +380,7 @@ async def list_cards(
         if account is None or account.provider_account_id is None:
             continue
         program, holder = funding.program_for(providers, provider), account.provider_account_id
-        listed = await call_provider(
+        listed = await commit_then_call(
             session,
             providers.policy,
             provider=provider,
@@ -406,7 +406,7 @@ async def card_transactions(
         return card, []
     program, ref = funding.program_of(providers, card), card.provider_card_id
     try:
-        found = await call_provider(
+        found = await commit_then_call(
             session,
             providers.policy,
             provider=card.provider,
@@ -441,7 +441,7 @@ async def _at_provider(
         raise _state(card, "The provider has not issued the card yet")
     program = funding.program_of(providers, card)
     company_id, user_id, card_id = card.company_id, card.user_id, card.id
-    answer = await call_provider(
+    answer = await commit_then_call(
         session,
         providers.policy,
         provider=card.provider,
@@ -650,7 +650,7 @@ async def widget(
         card.company_id,
         card.provider_card_id,
     )
-    return await call_provider(
+    return await commit_then_call(
         session,
         providers.policy,
         provider=card.provider,

@@ -23,7 +23,7 @@ from finplat.db.tenancy import bind_company
 from finplat.db.unit_of_work import unit_of_work
 from finplat.errors import ApiError, Conflict
 from finplat.kyc.approval import require_base_approval
-from finplat.providers.calls import call_provider
+from finplat.providers.calls import commit_then_call
 from finplat.providers.cards.port import Cardholder, HolderAccount
 from finplat.providers.names import BankProvider
 from finplat.providers.registry import Providers, configured
@@ -130,7 +130,7 @@ async def _open(
         open_account = configured(
             providers.switchprov, "No switch provider is configured."
         ).create_link
-    return await call_provider(
+    return await commit_then_call(
         session,
         providers.policy,
         provider=provider.value,

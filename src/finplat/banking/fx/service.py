@@ -45,7 +45,7 @@ from finplat.ledger import service as ledger
 from finplat.ledger.core import Leg
 from finplat.ledger.service import CompanyAccount, TransferAlreadyResolved
 from finplat.providers.banking.port import BankingProvider, FixedSide, ProviderTrade, TradeStatus
-from finplat.providers.calls import CallPolicy, call_provider
+from finplat.providers.calls import CallPolicy, commit_then_call
 from finplat.providers.errors import ProviderRejected, ProviderUnavailable
 from finplat.providers.names import BankProvider
 from finplat.providers.registry import Providers, configured
@@ -151,7 +151,7 @@ async def request_quote(
         )
     provider_budget_id = budget.provider_budget_id
     try:
-        provided = await call_provider(
+        provided = await commit_then_call(
             session,
             providers.policy,
             provider=PROVIDER,
@@ -290,7 +290,7 @@ async def execute(
     assert provider_key is not None
     provider_quote_id = quote.provider_quote_id
     try:
-        trade = await call_provider(
+        trade = await commit_then_call(
             session,  # ends any read since the checkpoint: no lock across the call
             providers.policy,
             provider=PROVIDER,

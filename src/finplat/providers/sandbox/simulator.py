@@ -29,7 +29,7 @@ class TransactionHeldAcrossProviderCall(RuntimeError):
     def __init__(self, provider: str, operation: str) -> None:
         super().__init__(
             f"{provider}.{operation} was called while a unit of work's transaction was open; "
-            "commit (or pass the session to `call_provider`) before calling a provider."
+            "commit (or pass the session to `commit_then_call`) before calling a provider."
         )
 
 

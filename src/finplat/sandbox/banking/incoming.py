@@ -9,7 +9,7 @@ from finplat.banking import accounts
 from finplat.errors import ApiError, Conflict
 from finplat.kit.money import Money
 from finplat.providers.banking.port import SandboxBudgetSimulation
-from finplat.providers.calls import call_provider
+from finplat.providers.calls import commit_then_call
 from finplat.providers.names import BankProvider
 from finplat.providers.registry import Providers, configured
 from finplat.providers.sandbox import delivery as sandbox_delivery
@@ -65,7 +65,7 @@ async def credit_budget(
     if not isinstance(banking, SandboxBudgetSimulation):
         raise Conflict("The banking provider cannot simulate incoming payments.")
     simulator = banking
-    received = await call_provider(
+    received = await commit_then_call(
         session,
         providers.policy,
         provider=BankProvider.BANKPROV.value,

@@ -13,7 +13,7 @@ from finplat.banking.payouts.service import PayoutNotFound
 from finplat.errors import Conflict, NotFound
 from finplat.providers.banking.port import PaymentStatus
 from finplat.providers.banking.sandbox.payments import SandboxPaymentSimulation, SimulatedBatch
-from finplat.providers.calls import call_provider
+from finplat.providers.calls import commit_then_call
 from finplat.providers.errors import ProviderRejected
 from finplat.providers.names import BankProvider
 from finplat.providers.registry import Providers, configured
@@ -77,7 +77,7 @@ async def advance_payout(
     if payment_id is None and tx.provider_key is not None:
         key = tx.provider_key
         banking = configured(providers.banking, "No banking provider is configured.")
-        found = await call_provider(
+        found = await commit_then_call(
             session,
             providers.policy,
             provider=PROVIDER,
@@ -89,7 +89,7 @@ async def advance_payout(
     if payment_id is None:
         raise PayoutNotAtProvider()
     target = payment_id
-    await call_provider(
+    await commit_then_call(
         session,
         providers.policy,
         provider=PROVIDER,
@@ -146,7 +146,7 @@ async def _batch_call(
     session: AsyncSession, providers: Providers, call: Callable[[], Awaitable[SimulatedBatch]]
 ) -> SimulatedBatch:
     try:
-        result: SimulatedBatch = await call_provider(
+        result: SimulatedBatch = await commit_then_call(
             session,
             providers.policy,
             provider=PROVIDER,

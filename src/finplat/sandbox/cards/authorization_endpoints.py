@@ -21,7 +21,7 @@ from finplat.kit.schemas import RequestModel, ResponseModel, UserIdQuery
 from finplat.ledger import service as ledger
 from finplat.ledger.core import Leg
 from finplat.ledger.service import CompanyAccount
-from finplat.providers.calls import call_provider
+from finplat.providers.calls import commit_then_call
 
 router = api_router(tags=["Sandbox"])
 log = structlog.get_logger("finplat.cards.simulation")
@@ -89,7 +89,7 @@ async def cards_sandbox_authorize(
     simulation = funding.simulation_of(providers, card, what="purchases")
     card_ref = funding.provider_card_id(card)
     merchant = body.Merchant
-    txn = await call_provider(
+    txn = await commit_then_call(
         session,
         providers.policy,
         provider=card.provider,

@@ -11,7 +11,7 @@ from finplat.config import Settings
 from finplat.errors import error_responses
 from finplat.http.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 from finplat.kit.schemas import UserIdQuery
-from finplat.providers.calls import call_provider
+from finplat.providers.calls import commit_then_call
 from finplat.providers.sandbox import delivery as sandbox_delivery
 
 router = api_router(tags=["Sandbox"])
@@ -73,7 +73,7 @@ async def sandbox_cards_provider_cancellation(
     card.refuse_if_cancelled()
     simulation = funding.simulation_of(providers, card, what="its own cancellation")
     ref = funding.provider_card_id(card)
-    await call_provider(
+    await commit_then_call(
         session,
         providers.policy,
         provider=card.provider,
