@@ -16,8 +16,8 @@ from finplat.banking.transfers.endpoints import router as transfers_router
 from finplat.bankprov_onboarding.endpoints import router as bankprov_onboarding_router
 from finplat.business.endpoints import router as business_router
 from finplat.cards.endpoints import router as cards_router
-from finplat.cards.funding_endpoints import router as card_funding_router
-from finplat.cards.physical_endpoints import router as physical_cards_router
+from finplat.cards.funding.endpoints import router as card_funding_router
+from finplat.cards.physical.endpoints import router as physical_cards_router
 from finplat.companies.endpoints import router as company_router
 from finplat.events.endpoints import router as events_router
 from finplat.http.health import router as health_router

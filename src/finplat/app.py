@@ -13,8 +13,8 @@ from fastapi import FastAPI
 from finplat import __version__, api, callback_handlers
 from finplat.auth.failure_throttle import FailedAuthThrottle
 from finplat.auth.key_store import ApiKeyStore
-from finplat.cards.topup_batches import TopupBatches
-from finplat.cards.topup_lane import TopupLane
+from finplat.cards.funding.batches.lane import TopupLane
+from finplat.cards.funding.batches.service import TopupBatches
 from finplat.config import Settings, get_settings
 from finplat.db.engine import create_engine, create_session_factory
 from finplat.http import openapi

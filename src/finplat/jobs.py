@@ -16,7 +16,7 @@ import structlog
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from finplat.banking.payees import service as payees
-from finplat.cards import provider_blocks
+from finplat.cards.funding import provider_blocks
 from finplat.companies import service as companies
 from finplat.config import Settings
 from finplat.db.unit_of_work import unit_of_work

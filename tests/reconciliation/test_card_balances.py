@@ -12,7 +12,7 @@ from fastapi import FastAPI
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from finplat.cards import funding
+from finplat.cards.funding import service as funding
 from finplat.cards.models import Card
 from finplat.db.tenancy import bind_company
 from finplat.ledger import service as ledger

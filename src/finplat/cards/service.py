@@ -17,7 +17,9 @@ from typing import TypeVar
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.banking import accounts as banking_accounts
-from finplat.cards import cancellation, decline_fees, funding, timestamps
+from finplat.cards import cancellation, timestamps
+from finplat.cards.funding import decline_fees
+from finplat.cards.funding import service as funding
 from finplat.cards.models import Card
 from finplat.cards.repository import CardRepository, user_of_another_company
 from finplat.cards.schemas import PHYSICAL_DESIGNS, CardOrder

@@ -9,7 +9,7 @@ from finplat.banking.transfers import models as transfers_models
 from finplat.bankprov_onboarding.models import BankprovApplication, BankprovDocument
 from finplat.business.models import AssociatedPerson, BusinessApplication, BusinessDocument
 from finplat.cards import models as cards_models
-from finplat.cards import models_funding as cards_funding_models
+from finplat.cards.funding import models as cards_funding_models
 from finplat.companies.models import Company
 from finplat.db.base import Base
 from finplat.events.models import Event, WebhookAttempt, WebhookDelivery

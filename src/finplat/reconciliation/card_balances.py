@@ -43,10 +43,10 @@ from __future__ import annotations
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from finplat.cards import funding
-from finplat.cards.funding import FundingKind
+from finplat.cards.funding import service as funding
+from finplat.cards.funding.models import CardFunding
+from finplat.cards.funding.service import FundingKind
 from finplat.cards.models import Card
-from finplat.cards.models_funding import CardFunding
 from finplat.db.tenancy import bind_company
 from finplat.db.unit_of_work import unit_of_work
 from finplat.kit.money import from_minor

@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 from fastapi import FastAPI
 
-from finplat.cards import funding
+from finplat.cards.funding import service as funding
 from finplat.cards.models import Card
 from tests.cards.funding.outcome_steps import (
     cancel,

@@ -4,11 +4,12 @@ Rules: `LOW_BALANCE` (after a clearing leaves the card's available balance, with
 already on their way to it, below `Threshold`),
 `FAILED_TX` (after a decline for insufficient funds) and `DEPOSIT` (after a USDC or USDT deposit
 in the rule's `Currency` at the card provider, settled 1:1 into the company's USD master account;
-card-provider cards only: see `finplat.cards.deposits`). A triggered rule tops the card up by its
-`Amount` (a deposit: by the deposited USD value when that is less, and not at all below the 5.00
-top-up minimum) through the ordinary top-up (same fees, same ledger path) under a key derived from
-the triggering transaction, so one trigger tops up at most once (running it again resumes or
-answers that top-up), and only while the month's automatic top-ups stay within `MonthlyLimit`.
+card-provider cards only: see `finplat.cards.funding.deposits`). A triggered rule tops the card up
+by its `Amount` (a deposit: by the deposited USD value when that is less, and not at all below
+the 5.00 top-up minimum) through the ordinary top-up (same fees, same ledger path) under a key
+derived from the triggering transaction, so one trigger tops up at most once (running it again
+resumes or answers that top-up), and only while the month's automatic top-ups stay within
+`MonthlyLimit`.
 """
 
 from __future__ import annotations
@@ -19,10 +20,10 @@ from datetime import datetime
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from finplat.cards import funding
-from finplat.cards.funding import FundingKind, FundingStatus
+from finplat.cards.funding import service as funding
+from finplat.cards.funding.models import CardAutoTopup, CardFunding
+from finplat.cards.funding.service import FundingKind, FundingStatus
 from finplat.cards.models import Card
-from finplat.cards.models_funding import CardAutoTopup, CardFunding
 from finplat.cards.status import CardStatus
 from finplat.errors import Conflict
 from finplat.idempotency.service import Claim

@@ -21,10 +21,11 @@ from enum import StrEnum
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from finplat.cards import fees, funding, provider_blocks
-from finplat.cards.funding import CANCELLATION, RESERVED, FundingKind, FundingStatus
+from finplat.cards.funding import fees, provider_blocks
+from finplat.cards.funding import service as funding
+from finplat.cards.funding.models import CardFunding
+from finplat.cards.funding.service import CANCELLATION, RESERVED, FundingKind, FundingStatus
 from finplat.cards.models import Card
-from finplat.cards.models_funding import CardFunding
 from finplat.cards.status import CardStatus
 from finplat.idempotency.service import Claim
 from finplat.kit.clock import utcnow

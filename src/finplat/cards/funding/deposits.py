@@ -21,7 +21,8 @@ from dataclasses import dataclass
 import structlog
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from finplat.cards import auto_topup, funding
+from finplat.cards.funding import auto_topup
+from finplat.cards.funding import service as funding
 from finplat.errors import ApiError, Conflict
 from finplat.events import service as events
 from finplat.idempotency import service as idempotency
@@ -42,7 +43,7 @@ EVENT_TYPE = "card.deposit.received"
 # A retry within the key's life always finds its reservation; an abandoned one is released.
 RESERVATION_LIFETIME = idempotency.RETENTION
 
-log = structlog.get_logger("finplat.cards.deposits")
+log = structlog.get_logger("finplat.cards.funding.deposits")
 
 
 class DepositNotSupported(Conflict):

@@ -12,7 +12,9 @@ from fastapi import Query, Request
 from pydantic import ConfigDict, Field
 from pydantic.config import JsonDict
 
-from finplat.cards import auto_topup, fees, funding, service
+from finplat.cards import service
+from finplat.cards.funding import auto_topup, fees
+from finplat.cards.funding import service as funding
 from finplat.cards.models import Card
 from finplat.errors import error_responses
 from finplat.http import path_ids  # noqa: F401 - registers the {name:id} convertor

@@ -14,7 +14,7 @@ from decimal import Decimal
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from finplat.cards.models_funding import CardFeeSchedule
+from finplat.cards.funding.models import CardFeeSchedule
 from finplat.db.dialect import insert_ignoring_conflicts
 from finplat.errors import NotFound
 from finplat.kit.clock import utcnow

@@ -21,7 +21,7 @@ from __future__ import annotations
 import structlog
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from finplat.cards import funding
+from finplat.cards.funding import service as funding
 from finplat.cards.models import Card
 from finplat.cards.repository import CardRepository, awaiting_provider_block
 from finplat.cards.status import CardStatus
@@ -31,7 +31,7 @@ from finplat.errors import ApiError
 from finplat.providers.cards.port import CardAction, ProviderCardStatus
 from finplat.providers.registry import Providers
 
-log = structlog.get_logger("finplat.cards.provider_blocks")
+log = structlog.get_logger("finplat.cards.funding.provider_blocks")
 
 BATCH = 50
 # What the provider shows for a card that can no longer spend: nothing to block.

@@ -35,9 +35,9 @@ from sqlalchemy import func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.cards.errors import CardNotFound, MasterAccountShort
-from finplat.cards.fees import schedule_for
+from finplat.cards.funding.fees import schedule_for
+from finplat.cards.funding.models import CardFunding
 from finplat.cards.models import Card
-from finplat.cards.models_funding import CardFunding
 from finplat.cards.repository import CardRepository
 from finplat.cards.status import PROVIDER_STATUS, CardStatus
 from finplat.errors import ApiError, Conflict, ServiceUnavailable

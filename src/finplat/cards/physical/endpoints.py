@@ -8,7 +8,7 @@ from typing import Annotated
 from fastapi import Query, Request
 from pydantic import Field
 
-from finplat.cards import physical
+from finplat.cards.physical import service as physical
 from finplat.cards.schemas import CardIdPath, DeliveryAddressBody
 from finplat.cards.status import CardStatus
 from finplat.errors import error_responses

@@ -24,8 +24,9 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from finplat.cards import funding, service
+from finplat.cards import service
 from finplat.cards.errors import MasterAccountShort
+from finplat.cards.funding import service as funding
 from finplat.cards.models import Card
 from finplat.cards.status import CardStatus
 from finplat.errors import ApiError, Conflict, ValidationFailed

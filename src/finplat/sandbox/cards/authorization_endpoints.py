@@ -9,8 +9,9 @@ from typing import Annotated
 import structlog
 from pydantic import ConfigDict, Field
 
-from finplat.cards import auto_topup, decline_fees, funding
-from finplat.cards.funding_endpoints import CardCurrency, cents
+from finplat.cards.funding import auto_topup, decline_fees
+from finplat.cards.funding import service as funding
+from finplat.cards.funding.endpoints import CardCurrency, cents
 from finplat.cards.schemas import CardIdPath
 from finplat.errors import ApiError, error_responses
 from finplat.events import service as events

@@ -8,8 +8,9 @@ from typing import Annotated
 from fastapi import Request
 from pydantic import ConfigDict, Field
 
-from finplat.cards import deposits, funding
-from finplat.cards.funding_endpoints import StableCoin
+from finplat.cards.funding import deposits
+from finplat.cards.funding import service as funding
+from finplat.cards.funding.endpoints import StableCoin
 from finplat.cards.schemas import CardIdPath
 from finplat.errors import error_responses
 from finplat.http import path_ids  # noqa: F401 - registers the {name:id} convertor

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from fastapi import Request, Response, status
 
-from finplat.cards import funding, service
+from finplat.cards import service
+from finplat.cards.funding import service as funding
 from finplat.cards.schemas import CardIdPath
 from finplat.config import Settings
 from finplat.errors import error_responses

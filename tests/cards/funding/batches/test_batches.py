@@ -26,11 +26,11 @@ from fastapi import FastAPI
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from finplat.cards import topup_batches_repository
-from finplat.cards.funding_endpoints import TopupResponse
+from finplat.cards.funding.batches import repository as topup_batches_repository
+from finplat.cards.funding.batches.service import TopupBatches, TopupBatchStats, render
+from finplat.cards.funding.endpoints import TopupResponse
+from finplat.cards.funding.models import CardFunding
 from finplat.cards.models import Card
-from finplat.cards.models_funding import CardFunding
-from finplat.cards.topup_batches import TopupBatches, TopupBatchStats, render
 from finplat.companies import service as companies
 from finplat.db import prepared
 from finplat.http.rate_limit import ApiKeyRateLimiter

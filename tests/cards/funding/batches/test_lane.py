@@ -10,9 +10,9 @@ from decimal import Decimal
 from hypothesis import given
 from hypothesis import strategies as st
 
-from finplat.cards.funding_endpoints import TopupRequest, TopupResponse
-from finplat.cards.topup_batches import MESSAGE, render, written_answer
-from finplat.cards.topup_lane import read_body
+from finplat.cards.funding.batches.lane import read_body
+from finplat.cards.funding.batches.service import MESSAGE, render, written_answer
+from finplat.cards.funding.endpoints import TopupRequest, TopupResponse
 from finplat.errors import ApiError
 from finplat.http import json_body
 from finplat.idempotency.service import fingerprint

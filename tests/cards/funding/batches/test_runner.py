@@ -12,7 +12,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from starlette.datastructures import State
 
-from finplat.cards.topup_batches import HandedBack, TopupBatches, TopupOrder
+from finplat.cards.funding.batches.service import HandedBack, TopupBatches, TopupOrder
 from finplat.db import open_sessions
 
 ORDER = TopupOrder(

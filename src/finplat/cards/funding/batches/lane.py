@@ -26,9 +26,9 @@ from starlette.routing import BaseRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from finplat.auth.key_store import ApiKeyStore
-from finplat.cards import funding
-from finplat.cards.topup_batches import HandedBack, TopupBatches, TopupOrder
-from finplat.cards.topup_batches_repository import TOPUP_PATH
+from finplat.cards.funding import service as funding
+from finplat.cards.funding.batches.repository import TOPUP_PATH
+from finplat.cards.funding.batches.service import HandedBack, TopupBatches, TopupOrder
 from finplat.http import json_body
 from finplat.http.asgi_response import send_json
 from finplat.http.rate_limit import RATE_COUNTED, CountedRequest, RateLimited

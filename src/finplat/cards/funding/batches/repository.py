@@ -18,7 +18,7 @@ from datetime import datetime
 
 import asyncpg
 
-from finplat.cards.funding import FundingKind, FundingStatus
+from finplat.cards.funding.service import FundingKind, FundingStatus
 from finplat.cards.status import CardStatus
 from finplat.db import prepared
 from finplat.idempotency.service import FINISHED, REQUEST_SCOPE

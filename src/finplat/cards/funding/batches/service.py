@@ -36,9 +36,10 @@ import structlog
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from starlette.datastructures import State
 
-from finplat.cards import fees, funding
-from finplat.cards import topup_batches_repository as repository
-from finplat.cards.funding_endpoints import TopupResponse
+from finplat.cards.funding import fees
+from finplat.cards.funding import service as funding
+from finplat.cards.funding.batches import repository
+from finplat.cards.funding.endpoints import TopupResponse
 from finplat.cards.status import CardStatus
 from finplat.config import Settings
 from finplat.db import prepared
@@ -50,7 +51,7 @@ from finplat.kit.random_tokens import hex_tokens
 from finplat.providers.cards.port import BulkCardLoads, CardMovement, LoadOrder
 from finplat.providers.registry import Providers
 
-log = structlog.get_logger("finplat.cards.topup_batches")
+log = structlog.get_logger("finplat.cards.funding.batches.service")
 MESSAGE = "Top-up completed."
 
 
