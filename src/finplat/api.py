@@ -15,6 +15,7 @@ from finplat.banking.payouts.endpoints import router as payouts_router
 from finplat.banking.transfers.endpoints import router as transfers_router
 from finplat.bankprov_onboarding.endpoints import router as bankprov_onboarding_router
 from finplat.business.endpoints import router as business_router
+from finplat.cards.controls.endpoints import router as card_controls_router
 from finplat.cards.endpoints import router as cards_router
 from finplat.cards.funding.endpoints import router as card_funding_router
 from finplat.cards.physical.endpoints import router as physical_cards_router
@@ -26,7 +27,7 @@ from finplat.providers.endpoints import router as provider_callbacks_router
 from finplat.provisioning.endpoints import router as provisioning_router
 from finplat.sandbox.banking.endpoints import router as sandbox_banking_router
 from finplat.sandbox.banking.payout_endpoints import router as sandbox_payouts_router
-from finplat.sandbox.cards.authorization_endpoints import router as card_simulation_router
+from finplat.sandbox.cards.authorization_endpoints import router as card_authorizations_router
 from finplat.sandbox.cards.deposit_endpoints import router as card_deposit_router
 from finplat.sandbox.cards.endpoints import router as sandbox_cards_router
 from finplat.sandbox.cards.widget_page import router as card_widget_router
@@ -57,6 +58,7 @@ ROUTERS: tuple[APIRouter, ...] = (
     card_funding_router,
     physical_cards_router,
     cards_router,
+    card_controls_router,
 )
 
 SANDBOX_ROUTERS: tuple[APIRouter, ...] = (
@@ -64,7 +66,7 @@ SANDBOX_ROUTERS: tuple[APIRouter, ...] = (
     hosted_kyc_router,
     sandbox_banking_router,
     sandbox_payouts_router,
-    card_simulation_router,
+    card_authorizations_router,
     card_deposit_router,
     sandbox_cards_router,
     card_widget_router,

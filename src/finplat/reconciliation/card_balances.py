@@ -43,6 +43,7 @@ from __future__ import annotations
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from finplat.cards import programs
 from finplat.cards.funding import service as funding
 from finplat.cards.funding.models import CardFunding
 from finplat.cards.funding.service import FundingKind
@@ -120,7 +121,7 @@ class CardBalances:
             unchecked(NO_PROVIDER)
             return
         try:
-            seen = await funding.provider_view(None, providers, card)
+            seen = await programs.provider_view(None, providers, card)
         except (ProviderUnavailable, ProviderRejected) as exc:
             unchecked(exc.code)
             return

@@ -20,6 +20,7 @@ from datetime import datetime
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from finplat.cards import lookup
 from finplat.cards.funding import service as funding
 from finplat.cards.funding.models import CardAutoTopup, CardFunding
 from finplat.cards.funding.service import FundingKind, FundingStatus
@@ -125,7 +126,7 @@ async def run(
     # The card's lock, held until the top-up's funding row is committed, makes the month's
     # usage check and the top-up one step: triggers racing on one card (parallel deposits or
     # clearings) would all pass the check before any of them had funded.
-    card = await funding.find_card(session, company_id=company_id, card_id=card_id, lock=True)
+    card = await lookup.find_card(session, company_id=company_id, card_id=card_id, lock=True)
     claim = Claim(company_id=company_id, key=f"auto-topup:{card_id}:{rule}:{trigger}", token="")
     earlier = await _funding_by_key(session, company_id, claim.derived_key(funding.LOAD_STEP))
     if earlier is not None:

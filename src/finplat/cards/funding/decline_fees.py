@@ -21,6 +21,7 @@ from enum import StrEnum
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from finplat.cards import lookup, programs
 from finplat.cards.funding import fees, provider_blocks
 from finplat.cards.funding import service as funding
 from finplat.cards.funding.models import CardFunding
@@ -77,12 +78,12 @@ async def charge(
     if fee == 0:
         return NO_FEE
     company_id, card_id = card.company_id, card.id
-    locked = await funding.find_card(session, company_id=company_id, card_id=card_id, lock=True)
+    locked = await lookup.find_card(session, company_id=company_id, card_id=card_id, lock=True)
     account = await funding.card_account(session, locked)
     held = await ledger.balance(session, company_id=company_id, account_id=account.id)
     # Refuse (503 or 409) before anything is written when the card cannot reach its provider.
-    funding.program_of(providers, locked)
-    funding.provider_card_id(locked)
+    programs.program_of(providers, locked)
+    programs.provider_card_id(locked)
     if held.available >= fee:
         revenue = await ledger.company_account(
             session, company_id=company_id, kind=CompanyAccount.FEE_REVENUE, currency=card.currency
@@ -134,7 +135,7 @@ async def charge(
         except funding.InsufficientCardBalance:
             # The provider holds less than the ledger shows (its reservation is void): the card
             # cannot pay after all. The provider call ended the transaction: lock the card anew.
-            locked = await funding.find_card(
+            locked = await lookup.find_card(
                 session, company_id=company_id, card_id=card_id, lock=True
             )
             if locked.status == CardStatus.CANCELLED:
@@ -158,10 +159,10 @@ async def collect_for_cancellation(session: AsyncSession, providers: Providers, 
     (`funding.settle_pending`) and only what is still owed is collected again."""
     company_id, card_id = card.company_id, card.id
     await funding.settle_pending(session, providers, company_id=company_id, card_id=card_id)
-    locked = await funding.find_card(session, company_id=company_id, card_id=card_id, lock=True)
+    locked = await lookup.find_card(session, company_id=company_id, card_id=card_id, lock=True)
     if locked.outstanding_fee_minor <= 0 or locked.status == CardStatus.CANCELLED:
         return 0
-    funding.provider_card_id(locked)
+    programs.provider_card_id(locked)
     account = await funding.card_account(session, locked)
     held = await ledger.balance(session, company_id=company_id, account_id=account.id)
     fee = min(locked.outstanding_fee_minor, held.available)

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 import structlog
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from finplat.cards import lookup
 from finplat.cards.funding import auto_topup
-from finplat.cards.funding import service as funding
 from finplat.errors import ApiError, Conflict
 from finplat.events import service as events
 from finplat.idempotency import service as idempotency
@@ -84,7 +84,7 @@ async def receive(
     if credited.minor <= 0:
         raise ValueError("a deposit credits at least one cent")  # the schema's minimum
     if claim.recovery_point == idempotency.STARTED:
-        card = await funding.find_card(session, company_id=company_id, card_id=card_id, lock=True)
+        card = await lookup.find_card(session, company_id=company_id, card_id=card_id, lock=True)
         card.refuse_if_cancelled()
         if card.provider != DEPOSIT_PROVIDER:
             raise DepositNotSupported()
@@ -108,7 +108,7 @@ async def receive(
         )
         await idempotency.checkpoint(session, claim, RESERVED, pending_id=pending.transfer_id)
     if claim.recovery_point == RESERVED:
-        card = await funding.find_card(session, company_id=company_id, card_id=card_id)
+        card = await lookup.find_card(session, company_id=company_id, card_id=card_id)
         posted = await ledger.post_pending(
             session, company_id=company_id, pending_id=int(claim.state["pending_id"])
         )

@@ -21,7 +21,7 @@ from __future__ import annotations
 import structlog
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from finplat.cards.funding import service as funding
+from finplat.cards import lookup, programs
 from finplat.cards.models import Card
 from finplat.cards.repository import CardRepository, awaiting_provider_block
 from finplat.cards.status import CardStatus
@@ -44,7 +44,7 @@ async def block(session: AsyncSession, providers: Providers, card: Card) -> None
     still blocked here. A failure or a lost answer leaves the flag for `confirm_pending`."""
     company_id, card_id = card.company_id, card.id
     try:
-        await funding.change_at_provider(session, providers, card, CardAction.BLOCK)
+        await programs.change_at_provider(session, providers, card, CardAction.BLOCK)
     except ApiError as exc:
         log.warning("card_block_deferred", card_id=card_id, code=exc.code)
         return
@@ -69,20 +69,20 @@ async def confirm_pending(factory: async_sessionmaker[AsyncSession], providers: 
 async def _confirm(
     session: AsyncSession, providers: Providers, company_id: int, card_id: int
 ) -> bool:
-    card = await funding.find_card(session, company_id=company_id, card_id=card_id)
+    card = await lookup.find_card(session, company_id=company_id, card_id=card_id)
     local = CardStatus(card.status)
     if local != CardStatus.CANCELLED and card.provider_card_id is not None:
-        seen = await funding.provider_view(session, providers, card)
+        seen = await programs.provider_view(session, providers, card)
         # A card the provider no longer knows cannot spend either.
         spendable = seen is not None and seen.status not in CANNOT_SPEND
         if local == CardStatus.SYSTEM_BLOCKED and spendable:
-            await funding.change_at_provider(session, providers, card, CardAction.BLOCK)
+            await programs.change_at_provider(session, providers, card, CardAction.BLOCK)
         elif (
             local != CardStatus.SYSTEM_BLOCKED
             and seen is not None
             and seen.status == ProviderCardStatus.BLOCKED
         ):
-            await funding.change_at_provider(session, providers, card, CardAction.UNBLOCK)
+            await programs.change_at_provider(session, providers, card, CardAction.UNBLOCK)
     return await _settled(session, company_id, card_id, local)
 
 

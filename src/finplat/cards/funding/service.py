@@ -34,13 +34,15 @@ from enum import StrEnum
 from sqlalchemy import func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from finplat.cards.errors import CardNotFound, MasterAccountShort
+from finplat.cards.controls.service import take_control_answer
+from finplat.cards.errors import MasterAccountShort
 from finplat.cards.funding.fees import schedule_for
 from finplat.cards.funding.models import CardFunding
+from finplat.cards.lookup import find_card
 from finplat.cards.models import Card
-from finplat.cards.repository import CardRepository
-from finplat.cards.status import PROVIDER_STATUS, CardStatus
-from finplat.errors import ApiError, Conflict, ServiceUnavailable
+from finplat.cards.programs import change_at_provider, program_of, provider_card_id
+from finplat.cards.status import CardStatus
+from finplat.errors import ApiError, Conflict
 from finplat.idempotency import service as idempotency
 from finplat.idempotency.service import Claim
 from finplat.kit.clock import utcnow
@@ -56,12 +58,9 @@ from finplat.providers.cards.port import (
     CardFundsShort,
     CardMovement,
     CardProgram,
-    CardSimulation,
-    ProviderCard,
 )
 from finplat.providers.errors import ProviderRejected, ProviderUnavailable
-from finplat.providers.registry import Providers, configured
-from finplat.users import service as users
+from finplat.providers.registry import Providers
 
 MIN_TOPUP = Decimal("5.00")
 MAX_TOPUP = Decimal("250000.00")
@@ -91,11 +90,6 @@ class FundingStatus(StrEnum):
 class CardCurrencyMismatch(Conflict):
     code = "CARD_CURRENCY_MISMATCH"
     message = "The card holds another currency."
-
-
-class CardNotIssued(Conflict):
-    code = "CARD_NOT_ISSUED"
-    message = "The provider has not issued the card yet."
 
 
 class InsufficientCardBalance(Conflict):
@@ -135,24 +129,6 @@ class Funded:
 # ------------------------------------------------------------------------------------ cards
 
 
-async def find_card(
-    session: AsyncSession,
-    *,
-    company_id: int,
-    card_id: int,
-    user_id: int | None = None,
-    lock: bool = False,
-) -> Card:
-    """The company's card (the user's, when `user_id` is given); 404 `CARD_NOT_FOUND` else,
-    or `USER_NOT_FOUND` when the given user is unknown."""
-    card = await CardRepository(session, company_id).find(card_id, user_id=user_id, lock=lock)
-    if card is None:
-        if user_id is not None:
-            await users.get_user(session, company_id=company_id, user_id=user_id)
-        raise CardNotFound()
-    return card
-
-
 async def card_account(session: AsyncSession, card: Card) -> LedgerAccount:
     """The ledger account mirroring the card's balance (created on first use).
 
@@ -178,52 +154,6 @@ async def card_account(session: AsyncSession, card: Card) -> LedgerAccount:
     )
     card.ledger_account_id = account.id
     return account
-
-
-def program_for(providers: Providers, provider: str) -> CardProgram:
-    """The card programme of `provider`, or 503 when none is configured."""
-    return configured(providers.card_programs.get(provider), f"No {provider} card provider.")
-
-
-def program_of(providers: Providers, card: Card) -> CardProgram:
-    return program_for(providers, card.provider)
-
-
-def simulation_of(providers: Providers, card: Card, *, what: str) -> CardSimulation:
-    """The card's programme as a sandbox simulation, or 503 naming `what` it cannot simulate
-    (a real provider, or any programme without the sandbox's controls)."""
-    program = program_of(providers, card)
-    if not isinstance(program, CardSimulation):
-        raise ServiceUnavailable(f"The card provider cannot simulate {what}.")
-    return program
-
-
-def provider_card_id(card: Card) -> str:
-    if card.provider_card_id is None:
-        raise CardNotIssued()
-    return card.provider_card_id
-
-
-async def provider_view(
-    session: AsyncSession | None, providers: Providers, card: Card
-) -> ProviderCard | None:
-    """The card as its provider shows it now; None when the provider no longer knows it
-    (cancelled cards stop being exposed). Commits the caller's transaction, as every provider
-    call does."""
-    program, ref, company_id = program_of(providers, card), provider_card_id(card), card.company_id
-    try:
-        return await commit_then_call(
-            session,
-            providers.policy,
-            provider=card.provider,
-            operation="card",
-            call=lambda: program.card(company_id=company_id, card_id=ref),
-            idempotent=True,
-        )
-    except ProviderRejected as exc:
-        if exc.status == 404:
-            return None
-        raise
 
 
 def _check_accepts_money(card: Card, currency: str) -> None:
@@ -578,41 +508,6 @@ async def unblock(session: AsyncSession, providers: Providers, card: Card) -> Ca
     fresh = await find_card(session, company_id=company_id, card_id=card_id, lock=True)
     take_control_answer(fresh, changed)
     return fresh
-
-
-def take_control_answer(card: Card, answer: ProviderCard) -> bool:
-    """The provider's answer to a control becomes the card's status, balance and auto-lock
-    (call with the card's row locked), unless an answer the provider gave later was applied
-    already. Whether it was applied.
-    Controls racing on one card reach the provider in one order and may get their answers
-    back in another (no lock is held across the call): the provider's `updated_at` orders
-    them, so a slow answer never puts back the status a later control replaced (a card frozen
-    here and active at the provider). A decline-fee block and `CANCELLED` stand whatever the
-    answer says (`Card.take_provider_status`)."""
-    if card.provider_seen_at is not None and answer.updated_at < card.provider_seen_at:
-        return False
-    card.provider_seen_at = answer.updated_at
-    card.take_provider_status(PROVIDER_STATUS[answer.status])
-    card.last_balance_minor = answer.balance_minor
-    card.auto_lock_enabled = answer.auto_lock
-    card.updated_at = utcnow()
-    return True
-
-
-async def change_at_provider(
-    session: AsyncSession, providers: Providers, card: Card, action: CardAction
-) -> ProviderCard:
-    """Change the card's status at its provider (idempotent there), no lock held across the
-    call; the local status is the caller's to write."""
-    program, ref, company_id = program_of(providers, card), provider_card_id(card), card.company_id
-    return await commit_then_call(
-        session,
-        providers.policy,
-        provider=card.provider,
-        operation="change_status",
-        call=lambda: program.change_status(company_id=company_id, card_id=ref, action=action),
-        idempotent=True,
-    )
 
 
 # ---------------------------------------------------------------------------------- unload

@@ -24,9 +24,8 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from finplat.cards import service
-from finplat.cards.errors import MasterAccountShort
-from finplat.cards.funding import service as funding
+from finplat.cards import lookup, programs
+from finplat.cards.errors import CardTypeNotFound, CardTypeNotInTier, MasterAccountShort
 from finplat.cards.models import Card
 from finplat.cards.status import CardStatus
 from finplat.errors import ApiError, Conflict, ValidationFailed
@@ -96,7 +95,7 @@ class Shipment:
 async def _quote(
     session: AsyncSession, providers: Providers, *, company_id: int, provider: str, country: str
 ) -> Quote:
-    program = funding.program_for(providers, provider)
+    program = programs.program_for(providers, provider)
     fees = await commit_then_call(
         session,
         providers.policy,
@@ -124,11 +123,9 @@ async def product_fees(
     user = await users.get_user(session, company_id=company_id, user_id=user_id)
     product = await CardProductRepository(session, company_id).get(card_type_id)
     if product is None:
-        raise service.CardTypeNotFound()
+        raise CardTypeNotFound()
     if product.tier_id != user.tier_id:
-        raise service.CardRuleConflict(
-            "The card product does not belong to the user's tier.", code="CARD_TYPE_NOT_IN_TIER"
-        )
+        raise CardTypeNotInTier()
     if product.card_type != PHYSICAL:
         raise CardTypeNotPhysical()
     quote = await _quote(
@@ -167,7 +164,7 @@ async def card_fees(
     country: str | None,
 ) -> tuple[Card, Quote]:
     """What shipping the card would cost, to `country` or else to its own address."""
-    card = await service.user_card(session, company_id=company_id, user_id=user_id, card_id=card_id)
+    card = await lookup.user_card(session, company_id=company_id, user_id=user_id, card_id=card_id)
     _awaiting_shipment(card)
     destination = country or own_address(card).country
     return card, await _quote(
@@ -186,7 +183,7 @@ async def ship(
     address: DeliveryAddress | None,
 ) -> Shipment:
     if claim.recovery_point == idempotency.STARTED:
-        card = await service.user_card(
+        card = await lookup.user_card(
             session, company_id=company_id, user_id=user_id, card_id=card_id
         )
         _awaiting_shipment(card)
@@ -198,7 +195,7 @@ async def ship(
             provider=card.provider,
             country=destination.country,
         )
-        card = await service.user_card(
+        card = await lookup.user_card(
             session, company_id=company_id, user_id=user_id, card_id=card_id, lock=True
         )
         _awaiting_shipment(card)
@@ -223,8 +220,8 @@ async def ship(
     state: dict[str, Any] = claim.state
     destination = DeliveryAddress(**state["address"])
     pending_id = int(state["pending_id"])
-    card = await service.user_card(session, company_id=company_id, user_id=user_id, card_id=card_id)
-    program = funding.program_of(providers, card)
+    card = await lookup.user_card(session, company_id=company_id, user_id=user_id, card_id=card_id)
+    program = programs.program_of(providers, card)
     ref, key = card.provider_card_id, claim.derived_key("card-ship")
     assert ref is not None
     try:
@@ -240,7 +237,7 @@ async def ship(
         )
     except ProviderRejected as exc:
         await ledger.void_pending(session, company_id=company_id, pending_id=pending_id)
-        card = await service.user_card(
+        card = await lookup.user_card(
             session, company_id=company_id, user_id=user_id, card_id=card_id, lock=True
         )
         card.shipped_at = None
@@ -248,7 +245,7 @@ async def ship(
         await idempotency.checkpoint(session, claim, REJECTED, error=error)
         raise
     await ledger.post_pending(session, company_id=company_id, pending_id=pending_id)
-    card = await service.user_card(
+    card = await lookup.user_card(
         session, company_id=company_id, user_id=user_id, card_id=card_id, lock=True
     )
     card.delivery_address = json.dumps(asdict(destination))

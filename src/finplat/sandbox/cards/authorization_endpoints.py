@@ -9,9 +9,10 @@ from typing import Annotated
 import structlog
 from pydantic import ConfigDict, Field
 
+from finplat.cards import lookup, programs
 from finplat.cards.funding import auto_topup, decline_fees
 from finplat.cards.funding import service as funding
-from finplat.cards.funding.endpoints import CardCurrency, cents
+from finplat.cards.funding.schemas import CardCurrency, cents
 from finplat.cards.schemas import CardIdPath
 from finplat.errors import ApiError, error_responses
 from finplat.events import service as events
@@ -86,9 +87,9 @@ async def cards_sandbox_authorize(
 ) -> AuthorizationResult:
     company_id = principal.company_id
     money = requested_amount(body.Amount, body.Currency.value)
-    card = await funding.find_card(session, company_id=company_id, card_id=cardId, user_id=userId)
-    simulation = funding.simulation_of(providers, card, what="purchases")
-    card_ref = funding.provider_card_id(card)
+    card = await lookup.find_card(session, company_id=company_id, card_id=cardId, user_id=userId)
+    simulation = programs.simulation_of(providers, card, what="purchases")
+    card_ref = programs.provider_card_id(card)
     merchant = body.Merchant
     txn = await commit_then_call(
         session,
@@ -129,7 +130,7 @@ async def cards_sandbox_authorize(
             rule = auto_topup.FAILED_TX
     else:
         # Lock the card before the ledger accounts (the order of every card money path).
-        card = await funding.find_card(session, company_id=company_id, card_id=card.id, lock=True)
+        card = await lookup.find_card(session, company_id=company_id, card_id=card.id, lock=True)
         account = await funding.card_account(session, card)
         settlement = await ledger.company_account(
             session, company_id=company_id, kind=CompanyAccount.SETTLEMENT, currency=money.currency
@@ -178,7 +179,7 @@ async def cards_sandbox_authorize(
         except ApiError as exc:
             await session.rollback()
             log.warning("auto_topup_failed", card_id=card.id, code=exc.code)
-    fresh = await funding.find_card(session, company_id=company_id, card_id=cardId)
+    fresh = await lookup.find_card(session, company_id=company_id, card_id=cardId)
     return AuthorizationResult(
         TransactionId=txn.transaction_id,
         CardId=fresh.id,

@@ -8,9 +8,9 @@ from typing import Annotated
 from fastapi import Request
 from pydantic import ConfigDict, Field
 
+from finplat.cards import lookup
 from finplat.cards.funding import deposits
-from finplat.cards.funding import service as funding
-from finplat.cards.funding.endpoints import StableCoin
+from finplat.cards.funding.schemas import StableCoin
 from finplat.cards.schemas import CardIdPath
 from finplat.errors import error_responses
 from finplat.http import path_ids  # noqa: F401 - registers the {name:id} convertor
@@ -83,7 +83,7 @@ async def cards_sandbox_deposit(
     money = requested_amount(body.Amount, body.Currency.value)
     claim = await claim_request(request, session, principal, idempotency_key)
     await users.get_user(session, company_id=company_id, user_id=userId)
-    card = await funding.find_card(session, company_id=company_id, card_id=cardId, user_id=userId)
+    card = await lookup.find_card(session, company_id=company_id, card_id=cardId, user_id=userId)
     deposit = await deposits.receive(
         session, providers, claim=claim, company_id=company_id, card_id=card.id, money=money
     )

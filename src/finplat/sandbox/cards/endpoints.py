@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from fastapi import Request, Response, status
 
-from finplat.cards import service
-from finplat.cards.funding import service as funding
+from finplat.cards import lookup, programs
 from finplat.cards.schemas import CardIdPath
 from finplat.config import Settings
 from finplat.errors import error_responses
@@ -35,9 +34,7 @@ async def sandbox_cards_deliver_callbacks(
     session: DbSession,
     principal: CurrentPrincipal,
 ) -> Response:
-    await service.user_card(
-        session, company_id=principal.company_id, user_id=userId, card_id=cardId
-    )
+    await lookup.user_card(session, company_id=principal.company_id, user_id=userId, card_id=cardId)
     await session.commit()
     settings: Settings = request.app.state.settings
     await sandbox_delivery.deliver_due(
@@ -70,10 +67,10 @@ async def sandbox_cards_provider_cancellation(
     principal: CurrentPrincipal,
 ) -> Response:
     company_id = principal.company_id
-    card = await service.user_card(session, company_id=company_id, user_id=userId, card_id=cardId)
+    card = await lookup.user_card(session, company_id=company_id, user_id=userId, card_id=cardId)
     card.refuse_if_cancelled()
-    simulation = funding.simulation_of(providers, card, what="its own cancellation")
-    ref = funding.provider_card_id(card)
+    simulation = programs.simulation_of(providers, card, what="its own cancellation")
+    ref = programs.provider_card_id(card)
     await commit_then_call(
         session,
         providers.policy,

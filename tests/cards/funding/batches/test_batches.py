@@ -28,8 +28,8 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from finplat.cards.funding.batches import repository as topup_batches_repository
 from finplat.cards.funding.batches.service import TopupBatches, TopupBatchStats, render
-from finplat.cards.funding.endpoints import TopupResponse
 from finplat.cards.funding.models import CardFunding
+from finplat.cards.funding.schemas import TopupResponse
 from finplat.cards.models import Card
 from finplat.companies import service as companies
 from finplat.db import prepared

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from finplat.cards.funding.batches.lane import read_body
 from finplat.cards.funding.batches.service import MESSAGE, render, written_answer
-from finplat.cards.funding.endpoints import TopupRequest, TopupResponse
+from finplat.cards.funding.schemas import TopupRequest, TopupResponse
 from finplat.errors import ApiError
 from finplat.http import json_body
 from finplat.idempotency.service import fingerprint

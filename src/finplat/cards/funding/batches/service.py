@@ -39,7 +39,7 @@ from starlette.datastructures import State
 from finplat.cards.funding import fees
 from finplat.cards.funding import service as funding
 from finplat.cards.funding.batches import repository
-from finplat.cards.funding.endpoints import TopupResponse
+from finplat.cards.funding.schemas import TopupResponse
 from finplat.cards.status import CardStatus
 from finplat.config import Settings
 from finplat.db import prepared
