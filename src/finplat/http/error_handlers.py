@@ -27,6 +27,13 @@ from finplat.http.routing import served_routes
 from finplat.kit.money import INVALID_AMOUNT_ERROR
 from finplat.kit.schemas import DUPLICATE_FIELD_ERROR
 
+
+class FrameworkHttpError(ApiError):
+    """Any other HTTP error the framework raises itself, with its status and detail."""
+
+    code = "HTTP_ERROR"
+
+
 _REQUEST_PARTS = {"body", "query", "path", "header", "cookie"}
 
 
@@ -110,7 +117,7 @@ def install_error_handlers(app: FastAPI) -> None:
             allowed = ", ".join(_methods_for_path(app, request.scope))
             return error_response(MethodNotAllowed(headers={"Allow": allowed}))
         return error_response(
-            ApiError(str(exc.detail), status=exc.status_code, code="HTTP_ERROR", headers=headers)
+            FrameworkHttpError(str(exc.detail), status=exc.status_code, headers=headers)
         )
 
     app.add_exception_handler(ApiError, on_api_error)

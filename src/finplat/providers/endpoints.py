@@ -17,6 +17,11 @@ from finplat.providers.names import ExternalProvider
 router = IndexedRouter(tags=["Provider callbacks"])
 
 
+class CallbacksNotConfigured(ServiceUnavailable):
+    code = "PROVIDER_CALLBACKS_NOT_CONFIGURED"
+    message = "Provider callbacks are not configured: set FINPLAT_PROVIDER_CALLBACK_SECRET."
+
+
 class CallbackReceipt(BaseModel):
     Received: bool
     EventId: str
@@ -59,10 +64,7 @@ async def receive_callback(
 ) -> CallbackReceipt:
     settings: Settings = request.app.state.settings
     if not settings.provider_callback_secret:
-        raise ServiceUnavailable(
-            "Provider callbacks are not configured: set FINPLAT_PROVIDER_CALLBACK_SECRET.",
-            code="PROVIDER_CALLBACKS_NOT_CONFIGURED",
-        )
+        raise CallbacksNotConfigured()
     receipt = await inbound.receive(
         request.app.state.session_factory,
         provider=provider,

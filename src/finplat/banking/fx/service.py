@@ -93,6 +93,10 @@ class QuoteAlreadyExecuted(Conflict):
     message = "The quote was already executed; ask for a new one."
 
 
+class TradeRejected(ApiError):
+    """The provider's refusal of a trade, replayed when the rejected trade is resumed."""
+
+
 @dataclass(frozen=True)
 class QuoteOutcome:
     account_id: str
@@ -280,7 +284,7 @@ async def execute(
         await idempotency.checkpoint(session, claim, claim.recovery_point)
     if claim.recovery_point == REJECTED:
         refusal = claim.state.get("refusal") or {}
-        raise ApiError(
+        raise TradeRejected(
             refusal.get("message"), status=refusal.get("status"), code=refusal.get("code")
         )
     transaction = await transactions.get(
