@@ -17,12 +17,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.cards import lookup
 from finplat.cards.funding import service as funding
 from finplat.cards.funding.models import CardAutoTopup, CardFunding
+from finplat.cards.funding.repository import AutoTopupRepository, FundingRepository
 from finplat.cards.funding.service import FundingKind, FundingStatus
 from finplat.cards.models import Card
 from finplat.cards.status import CardStatus
@@ -56,29 +56,18 @@ def month_start(now: datetime | None = None) -> datetime:
 
 
 async def rules_of(session: AsyncSession, card: Card) -> dict[str, CardAutoTopup]:
-    rows = (
-        await session.execute(
-            select(CardAutoTopup).where(
-                CardAutoTopup.company_id == card.company_id, CardAutoTopup.card_id == card.id
-            )
-        )
-    ).scalars()
+    rows = await AutoTopupRepository(session, card.company_id).of_card(card.id)
     return {r.rule: r for r in rows}
 
 
 async def usage(session: AsyncSession, card: Card) -> Usage:
-    count, total = (
-        await session.execute(
-            select(func.count(), func.coalesce(func.sum(CardFunding.amount_minor), 0)).where(
-                CardFunding.company_id == card.company_id,
-                CardFunding.card_id == card.id,
-                CardFunding.kind == FundingKind.AUTO_TOPUP.value,
-                CardFunding.status != FundingStatus.FAILED.value,
-                CardFunding.created_at >= month_start(),
-            )
-        )
-    ).one()
-    return Usage(int(count), int(total))
+    count, total = await FundingRepository(session, card.company_id).count_and_total_since(
+        card.id,
+        kind=FundingKind.AUTO_TOPUP.value,
+        not_status=FundingStatus.FAILED.value,
+        since=month_start(),
+    )
+    return Usage(count, total)
 
 
 async def configure(
@@ -168,13 +157,7 @@ async def run(
 async def _funding_by_key(
     session: AsyncSession, company_id: int, provider_key: str
 ) -> CardFunding | None:
-    return (
-        await session.execute(
-            select(CardFunding).where(
-                CardFunding.company_id == company_id, CardFunding.provider_key == provider_key
-            )
-        )
-    ).scalar_one_or_none()
+    return await FundingRepository(session, company_id).by_provider_key(provider_key)
 
 
 async def _resume(

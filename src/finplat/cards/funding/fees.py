@@ -11,15 +11,15 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
 
-from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.cards.funding.models import CardFeeSchedule
-from finplat.db.dialect import insert_ignoring_conflicts
+from finplat.cards.funding.repository import FeeScheduleRepository
 from finplat.errors import NotFound
 from finplat.kit.clock import utcnow
 from finplat.kit.money import percentage_of
 from finplat.tiers.models import Tier
+from finplat.tiers.repository import TierRepository
 
 # Decline fees are collected for declines from this instant on (spec: States and transitions).
 DECLINE_FEES_FROM = datetime(2026, 7, 1, tzinfo=UTC)
@@ -81,20 +81,12 @@ def _of_row(row: CardFeeSchedule) -> FeeSchedule:
 
 
 async def schedule_for(session: AsyncSession, *, company_id: int, tier_id: int) -> FeeSchedule:
-    row = (
-        await session.execute(
-            select(CardFeeSchedule).where(
-                CardFeeSchedule.company_id == company_id, CardFeeSchedule.tier_id == tier_id
-            )
-        )
-    ).scalar_one_or_none()
+    row = await FeeScheduleRepository(session, company_id).of_tier(tier_id)
     return DEFAULT_SCHEDULE if row is None else _of_row(row)
 
 
 async def _own_tier(session: AsyncSession, *, company_id: int, tier_id: int) -> Tier:
-    tier = (
-        await session.execute(select(Tier).where(Tier.company_id == company_id, Tier.id == tier_id))
-    ).scalar_one_or_none()
+    tier = await TierRepository(session, company_id).get(tier_id)
     if tier is None:
         raise TierNotFound()
     return tier
@@ -117,18 +109,10 @@ async def set_schedule(
         "unload_fixed_fee_minor": schedule.unload_fixed_minor,
         "decline_fee_minor": schedule.decline_fee_minor,
     }
-    await session.execute(
-        insert_ignoring_conflicts(session, CardFeeSchedule).values(
-            company_id=company_id, tier_id=tier_id, created_at=now, updated_at=now, **values
-        )
-    )
-    row = (
-        await session.execute(
-            select(CardFeeSchedule)
-            .where(CardFeeSchedule.company_id == company_id, CardFeeSchedule.tier_id == tier_id)
-            .with_for_update()
-        )
-    ).scalar_one()
+    schedules = FeeScheduleRepository(session, company_id)
+    await schedules.insert_if_missing(tier_id, now=now, values=values)
+    row = await schedules.of_tier(tier_id, lock=True)
+    assert row is not None  # inserted above, or there already
     for name, value in values.items():
         setattr(row, name, value)
     row.updated_at = now

@@ -31,13 +31,13 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 from enum import StrEnum
 
-from sqlalchemy import func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.cards.controls.service import take_control_answer
 from finplat.cards.errors import MasterAccountShort
 from finplat.cards.funding.fees import schedule_for
 from finplat.cards.funding.models import CardFunding
+from finplat.cards.funding.repository import FundingRepository
 from finplat.cards.lookup import find_card
 from finplat.cards.models import Card
 from finplat.cards.programs import change_at_provider, program_of, provider_card_id
@@ -163,14 +163,7 @@ def _check_accepts_money(card: Card, currency: str) -> None:
 
 
 async def funding_of(session: AsyncSession, company_id: int, funding_id: int) -> CardFunding:
-    row = (
-        await session.execute(
-            select(CardFunding).where(
-                CardFunding.company_id == company_id, CardFunding.id == funding_id
-            )
-        )
-    ).scalar_one()
-    return row
+    return await FundingRepository(session, company_id).one(funding_id)
 
 
 async def _resume(session: AsyncSession, claim: Claim, company_id: int) -> CardFunding:
@@ -422,27 +415,16 @@ async def _take_provider_call(session: AsyncSession, policy: CallPolicy, row: Ca
     meanwhile) would move money the ledger has released. The lease outlasts the longest
     call twice over, so a caller that dies mid-call holds it no longer than that."""
     now = utcnow()
-    taken = await session.execute(
-        update(CardFunding)
-        .where(
-            CardFunding.company_id == row.company_id,
-            CardFunding.id == row.id,
-            CardFunding.status == FundingStatus.PENDING.value,
-            or_(CardFunding.provider_call_until.is_(None), CardFunding.provider_call_until <= now),
-        )
-        .values(provider_call_until=now + timedelta(seconds=2 * policy.longest_call_seconds))
-        .execution_options(synchronize_session=False)
+    return await FundingRepository(session, row.company_id).take_provider_call(
+        row.id,
+        pending=FundingStatus.PENDING.value,
+        now=now,
+        until=now + timedelta(seconds=2 * policy.longest_call_seconds),
     )
-    return bool(getattr(taken, "rowcount", 0))
 
 
 async def _end_provider_call(session: AsyncSession, row: CardFunding) -> None:
-    await session.execute(
-        update(CardFunding)
-        .where(CardFunding.company_id == row.company_id, CardFunding.id == row.id)
-        .values(provider_call_until=None)
-        .execution_options(synchronize_session=False)
-    )
+    await FundingRepository(session, row.company_id).end_provider_call(row.id)
     await session.commit()
 
 
@@ -488,12 +470,8 @@ async def complete_movement(
 async def _still_pending(session: AsyncSession, row: CardFunding) -> bool:
     """Re-read the funding's status (call with the card row locked); refreshes `row` when
     another request has resolved it."""
-    current = await session.execute(
-        select(CardFunding.status).where(
-            CardFunding.company_id == row.company_id, CardFunding.id == row.id
-        )
-    )
-    if current.scalar_one() == FundingStatus.PENDING:
+    current = await FundingRepository(session, row.company_id).status_of(row.id)
+    if current == FundingStatus.PENDING:
         return True
     await session.refresh(row)
     return False
@@ -602,18 +580,9 @@ async def settle_pending(
     again). Never a guess: a provider still not answering raises 503 and the funding stays
     pending. Safe alongside a retry of the original request (the provider deduplicates the
     key, and only one of them resolves the reservation)."""
-    pending = (
-        await session.execute(
-            select(CardFunding.id, CardFunding.kind, CardFunding.amount_minor, CardFunding.currency)
-            .where(
-                CardFunding.company_id == company_id,
-                CardFunding.card_id == card_id,
-                CardFunding.status == FundingStatus.PENDING.value,
-                *(() if created_before is None else (CardFunding.created_at < created_before,)),
-            )
-            .order_by(CardFunding.id)
-        )
-    ).all()
+    pending = await FundingRepository(session, company_id).of_card_in_status(
+        card_id, FundingStatus.PENDING.value, created_before=created_before
+    )
     for funding_id, kind, amount_minor, currency in pending:
         claim = Claim(
             company_id=company_id,
@@ -640,16 +609,7 @@ async def settle_pending(
 
 async def cards_with_pending(session: AsyncSession, *, company_id: int) -> list[int]:
     """Cards of the company with a funding still `PENDING` (for `settle_pending`)."""
-    found = await session.execute(
-        select(CardFunding.card_id)
-        .where(
-            CardFunding.company_id == company_id,
-            CardFunding.status == FundingStatus.PENDING.value,
-        )
-        .distinct()
-        .order_by(CardFunding.card_id)
-    )
-    return list(found.scalars())
+    return await FundingRepository(session, company_id).cards_in_status(FundingStatus.PENDING.value)
 
 
 # ------------------------------------------------------------------------- cancellation
@@ -684,12 +644,6 @@ async def unload_for_cancellation(session: AsyncSession, providers: Providers, c
 async def cancellation_fundings(session: AsyncSession, card: Card, kind: FundingKind) -> int:
     """How many fundings of `kind` earlier cancellation attempts of the card made (the next
     one's key must differ from theirs)."""
-    found = await session.execute(
-        select(func.count()).where(
-            CardFunding.company_id == card.company_id,
-            CardFunding.card_id == card.id,
-            CardFunding.kind == kind.value,
-            CardFunding.trigger == CANCELLATION,
-        )
+    return await FundingRepository(session, card.company_id).count_of_card(
+        card.id, kind=kind.value, trigger=CANCELLATION
     )
-    return int(found.scalar_one())
