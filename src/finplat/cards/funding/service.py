@@ -126,7 +126,7 @@ class Funded:
     card: Card
 
 
-# ------------------------------------------------------------------------------------ cards
+# -------------------------------------------------------------------- the card's ledger account
 
 
 async def card_account(session: AsyncSession, card: Card) -> LedgerAccount:
