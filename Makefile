@@ -45,6 +45,7 @@ lint: install
 	$(VENV)/bin/ruff check src tests migrations
 	$(VENV)/bin/ruff format --check src tests migrations
 	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports --no-logo
 
 format: install
 	$(VENV)/bin/ruff format src tests migrations
@@ -67,4 +68,4 @@ bench: install
 	@$(PY) bench/ratio.py var/bench.jsonl
 
 clean:
-	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache .import_linter_cache

@@ -19,11 +19,11 @@ from finplat.companies import service as companies
 from finplat.config import Settings
 from finplat.db.engine import create_engine
 from finplat.db.migrate import upgrade_to_head
+from finplat.http.observability import configure_logging
+from finplat.http.rate_limit import ApiKeyRateLimiter
 from finplat.kit.clock import reset_clock
 from finplat.ledger.verification import verify
-from finplat.observability import configure_logging
 from finplat.providers.registry import build_providers
-from finplat.rate_limit import ApiKeyRateLimiter
 from tests.databases import TEMPLATE, drop_abandoned_databases, scratch_database
 
 pytest_plugins = ["tests.scanner_plugin"]

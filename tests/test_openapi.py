@@ -8,7 +8,7 @@ import httpx
 from fastapi import FastAPI
 from fastapi.routing import APIRoute
 
-from finplat.routing import api_router, served_routes
+from finplat.http.routing import api_router, served_routes
 
 PASCAL = re.compile(r"^[A-Z][A-Za-z0-9]*$")
 # Schemas whose property names the spec writes otherwise (lower-case).

@@ -14,8 +14,8 @@ from pydantic import ValidationError
 from finplat.cards.schemas import CardOrder
 from finplat.kit.schemas import FieldNames
 from tests.cards.steps import ADDRESS, approved_card_user, ordered_card
+from tests.http.test_errors import assert_standard
 from tests.onboarding import create_user
-from tests.test_errors import assert_standard
 
 
 async def tier_id(api: httpx.AsyncClient) -> int:

@@ -12,7 +12,7 @@ import structlog
 from fastapi import FastAPI
 
 from finplat.config import SANDBOX_SECRET_KEY
-from finplat.routing import CurrentPrincipal, api_router
+from finplat.http.routing import CurrentPrincipal, api_router
 from tests.conftest import Tenant
 from tests.sensitive_data import SCANNER, find, luhn_valid
 

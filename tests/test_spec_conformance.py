@@ -20,7 +20,7 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from finplat.rate_limit import ApiKeyRateLimiter
+from finplat.http.rate_limit import ApiKeyRateLimiter
 from tests.banking.payees.steps import confirm
 from tests.banking.payouts.steps import verify as verify_payout
 from tests.banking.steps import credit, default_budget

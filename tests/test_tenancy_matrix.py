@@ -25,8 +25,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.db.models import metadata
 from finplat.errors import NotFound
-from finplat.rate_limit import ApiKeyRateLimiter
-from finplat.routing import CurrentPrincipal, DbSession, api_router
+from finplat.http.rate_limit import ApiKeyRateLimiter
+from finplat.http.routing import CurrentPrincipal, DbSession, api_router
 from finplat.users.models import User
 from tests.banking import steps as banking_steps
 from tests.banking.fx.steps import quoted

@@ -11,7 +11,7 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from finplat.rate_limit import ApiKeyRateLimiter
+from finplat.http.rate_limit import ApiKeyRateLimiter
 from tests.conftest import TenantFactory
 from tests.test_tenancy_matrix import (
     IDENTIFIERS,

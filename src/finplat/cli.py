@@ -16,7 +16,6 @@ import typer
 import uvicorn
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from finplat import server
 from finplat.auth.principal import authenticate
 from finplat.companies import service as companies
 from finplat.config import MissingSecretKey, get_settings
@@ -24,9 +23,10 @@ from finplat.db.engine import create_engine, create_session_factory
 from finplat.db.migrate import upgrade_to_head
 from finplat.db.unit_of_work import unit_of_work
 from finplat.errors import ApiError
+from finplat.http import server
+from finplat.http.observability import configure_logging
 from finplat.jobs import run_background
 from finplat.ledger.verification import VerificationReport, verify
-from finplat.observability import configure_logging
 from finplat.providers.registry import build_providers
 from finplat.reconciliation import service as reconciliation
 from finplat.reconciliation.report import ReconciliationReport

@@ -16,7 +16,7 @@ import structlog
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from finplat.banking.payees import service as payees
-from finplat.cards import provider_blocks
+from finplat.cards.funding import provider_blocks
 from finplat.companies import service as companies
 from finplat.config import Settings
 from finplat.db.unit_of_work import unit_of_work
@@ -24,8 +24,8 @@ from finplat.events.worker import WebhookWorker
 from finplat.idempotency import service as idempotency
 from finplat.kit.clock import pause
 from finplat.ledger import service as ledger
-from finplat.providers import sandbox_delivery
 from finplat.providers.registry import Providers, build_providers
+from finplat.providers.sandbox import delivery as sandbox_delivery
 from finplat.provisioning import card_accounts
 from finplat.reconciliation import service as reconciliation
 

@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from finplat.auth.failure_throttle import FailedAuthThrottle
 from finplat.companies import service as companies
-from finplat.sliding_window import SlidingWindowCounter
+from finplat.http.sliding_window import SlidingWindowCounter
 from tests.auth.test_authentication import assert_unauthorized
 from tests.conftest import Tenant
 

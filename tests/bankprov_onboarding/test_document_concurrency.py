@@ -12,7 +12,7 @@ from sqlalchemy import func, select
 
 from finplat.bankprov_onboarding.models import BankprovDocument
 from finplat.events.models import Event
-from finplat.providers.banking_onboarding.sandbox import SandboxBankingOnboarding
+from finplat.providers.banking_onboarding.sandbox.adapter import SandboxBankingOnboarding
 from finplat.provisioning.models import ProviderAccount
 from finplat.provisioning.repository import ProviderAccountRepository
 from tests.bankprov_onboarding.steps import (

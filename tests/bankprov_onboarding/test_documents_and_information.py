@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from finplat.providers.banking_onboarding.sandbox import (
+from finplat.providers.banking_onboarding.sandbox.adapter import (
     RESUBMISSION_QUESTIONS,
     stored_documents,
 )

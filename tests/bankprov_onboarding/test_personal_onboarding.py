@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from finplat.bankprov_onboarding.models import BankprovApplication
 from finplat.bankprov_onboarding.service import earliest_proof_of_address_date
 from finplat.kit.clock import today
-from finplat.providers.banking_onboarding.sandbox import application_count
+from finplat.providers.banking_onboarding.sandbox.adapter import application_count
 from tests.bankprov_onboarding.steps import (
     bankprov_status,
     eligible_user,

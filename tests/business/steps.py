@@ -8,7 +8,7 @@ import httpx
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from finplat.config import Settings
-from finplat.providers import sandbox_delivery
+from finplat.providers.sandbox import delivery as sandbox_delivery
 from tests.documents import samples
 from tests.onboarding import approved_user
 

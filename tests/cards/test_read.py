@@ -75,7 +75,7 @@ async def test_listing_keeps_banking_provider_cards_the_provider_omits(
     from sqlalchemy import update
 
     from finplat.db.unit_of_work import unit_of_work
-    from finplat.providers.cards.models import SandboxCardprovCard
+    from finplat.providers.cards.sandbox.models import SandboxCardprovCard
 
     async with unit_of_work(program.factory) as session:
         await session.execute(

@@ -10,7 +10,7 @@ from datetime import timedelta
 import httpx
 
 from finplat.kit.clock import set_clock, utcnow
-from finplat.providers.cards.sandbox import luhn_check_digit
+from finplat.providers.cards.sandbox.adapter import luhn_check_digit
 from tests.cards.steps import approved_card_user, ordered_card
 from tests.isolated import isolated
 from tests.kyc.test_hosted_page_browser import chromium

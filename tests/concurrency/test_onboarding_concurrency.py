@@ -13,8 +13,8 @@ from sqlalchemy import func, select
 from finplat.events.models import Event
 from finplat.kyc.models import KycSubmission
 from finplat.providers.callbacks import ProviderCallback
-from finplat.providers.identity.models import SandboxApplicant
-from finplat.providers.sandbox_accounts import SandboxHolderAccount
+from finplat.providers.cards.sandbox.holder_accounts import SandboxHolderAccount
+from finplat.providers.identity.sandbox.models import SandboxApplicant
 from finplat.provisioning.models import ProviderAccount
 from finplat.provisioning.repository import ProviderAccountRepository
 from tests.bankprov_onboarding.steps import account_activated, onboarded_user

@@ -14,7 +14,7 @@ from finplat.ledger import service as ledger
 from finplat.ledger.core import Leg
 from finplat.ledger.models import LedgerTransfer
 from finplat.ledger.verification import verify
-from finplat.providers.funding.models import SandboxFundingConfirmation
+from finplat.providers.funding.sandbox.models import SandboxFundingConfirmation
 from tests.databases import backend
 from tests.isolated import Isolated, isolated
 from tests.receiver import Receiver

@@ -6,7 +6,7 @@ from fastapi import FastAPI, status
 from sqlalchemy import func, select
 
 from finplat.errors import Conflict
-from finplat.routing import CurrentPrincipal, DbSession, api_router
+from finplat.http.routing import CurrentPrincipal, DbSession, api_router
 from finplat.users.models import User
 from finplat.users.repository import UserRepository
 from tests.factories import user_payload

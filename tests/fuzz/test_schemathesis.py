@@ -13,7 +13,7 @@ from fastapi import FastAPI, Security
 from fastapi.routing import APIRouter
 from pydantic import BaseModel
 
-from finplat.routing import CurrentPrincipal, api_key_scheme, api_router
+from finplat.http.routing import CurrentPrincipal, api_key_scheme, api_router
 from tests.banking import steps as banking_steps
 from tests.business import steps as business_steps
 from tests.cards.funding import steps as card_steps

@@ -12,15 +12,15 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from finplat.errors import ApiError, ServiceUnavailable
+from finplat.http.routing import CurrentPrincipal, DbSession, api_router
 from finplat.idempotency import service as idempotency
 from finplat.idempotency.http import IdempotencyKeyHeader, claim_request
 from finplat.idempotency.models import IdempotencyKey
 from finplat.kit.clock import set_clock
 from finplat.ledger.models import LedgerTransfer
 from finplat.providers.errors import ProviderUnavailable
-from finplat.providers.funding.models import SandboxFundingConfirmation
-from finplat.providers.funding.sandbox import SandboxFundingRail
-from finplat.routing import CurrentPrincipal, DbSession, api_router
+from finplat.providers.funding.sandbox.adapter import SandboxFundingRail
+from finplat.providers.funding.sandbox.models import SandboxFundingConfirmation
 from tests.conftest import Tenant, TenantFactory
 
 FUNDING = "/api/v2/sandbox/company/funding"

@@ -6,7 +6,7 @@ import httpx
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from finplat.providers.identity.models import SandboxApplicant
+from finplat.providers.identity.sandbox.models import SandboxApplicant
 from tests.onboarding import create_user, set_fault
 
 

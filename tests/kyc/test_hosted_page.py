@@ -14,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from finplat.app import create_app
 from finplat.config import Settings
 from finplat.kit.clock import set_clock
-from finplat.providers import sandbox_delivery
+from finplat.providers.sandbox import delivery as sandbox_delivery
 from tests.onboarding import create_user, start_kyc
 
 PAGE = "/sandbox/identity/verify"

@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from finplat.providers.identity.models import SandboxApplicant
+from finplat.providers.identity.sandbox.models import SandboxApplicant
 from tests.onboarding import create_user, start_kyc
 
 

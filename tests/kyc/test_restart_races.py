@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-from finplat.providers.identity.sandbox import SandboxIdentityVerification
+from finplat.providers.identity.sandbox.adapter import SandboxIdentityVerification
 from tests.databases import backend
 from tests.isolated import isolated
 from tests.onboarding import create_user, decide, start_kyc

@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from finplat.config import Settings
 from finplat.kit.clock import set_clock
-from finplat.providers import sandbox_delivery
+from finplat.providers.sandbox import delivery as sandbox_delivery
 from tests.conftest import Tenant
 from tests.onboarding import approved_user, create_user
 

@@ -10,8 +10,8 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from finplat.providers.identity.models import SandboxApplicant
-from finplat.providers.sandbox_accounts import SandboxHolderAccount
+from finplat.providers.cards.sandbox.holder_accounts import SandboxHolderAccount
+from finplat.providers.identity.sandbox.models import SandboxApplicant
 from tests.onboarding import create_user, decide, start_kyc
 
 SSN = "123456789"

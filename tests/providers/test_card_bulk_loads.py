@@ -6,11 +6,11 @@ import pytest
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from finplat.providers import faults
-from finplat.providers.callbacks import SandboxCallback
-from finplat.providers.cards.base import BulkCardLoads, CardAction, LoadOrder
-from finplat.providers.cards.sandbox import SandboxCardProgram
-from finplat.providers.faults import FaultMode
+from finplat.providers.cards.port import BulkCardLoads, CardAction, LoadOrder
+from finplat.providers.cards.sandbox.adapter import SandboxCardProgram
+from finplat.providers.sandbox import faults
+from finplat.providers.sandbox.faults import FaultMode
+from finplat.providers.sandbox.models import SandboxCallback
 from tests.conftest import Tenant
 from tests.databases import backend
 

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from finplat.providers.cards.base import CardAction, ProviderCardStatus
-from finplat.providers.cards.sandbox import SandboxCardProgram
+from finplat.providers.cards.port import CardAction, ProviderCardStatus
+from finplat.providers.cards.sandbox.adapter import SandboxCardProgram
 from tests.databases import backend
 from tests.isolated import isolated
 from tests.providers.test_card_bulk_loads import issued, program

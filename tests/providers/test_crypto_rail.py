@@ -7,12 +7,12 @@ from collections.abc import Awaitable
 import pytest
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from finplat.providers import faults
-from finplat.providers.calls import CallPolicy, call_provider
-from finplat.providers.crypto.base import Chain, DepositAddress, Stablecoin
-from finplat.providers.crypto.sandbox import SandboxCryptoRail
+from finplat.providers.calls import CallPolicy, commit_then_call
+from finplat.providers.crypto.port import Chain, DepositAddress, Stablecoin
+from finplat.providers.crypto.sandbox.adapter import SandboxCryptoRail
 from finplat.providers.errors import ProviderTimeout
-from finplat.providers.faults import FaultMode
+from finplat.providers.sandbox import faults
+from finplat.providers.sandbox.faults import FaultMode
 from tests.conftest import Tenant
 
 POLICY = CallPolicy(timeout_seconds=0.5, retries=2, backoff_seconds=0)
@@ -74,7 +74,7 @@ async def test_timed_out_call_is_a_provider_timeout_and_retry_finds_the_address(
         )
 
     with pytest.raises(ProviderTimeout):
-        await call_provider(
+        await commit_then_call(
             None,
             POLICY,
             provider="crypto",
@@ -82,7 +82,7 @@ async def test_timed_out_call_is_a_provider_timeout_and_retry_finds_the_address(
             call=call,
             idempotent=True,
         )
-    retried = await call_provider(
+    retried = await commit_then_call(
         None,
         POLICY,
         provider="crypto",

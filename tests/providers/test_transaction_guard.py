@@ -14,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from finplat.db import open_sessions
 from finplat.db.unit_of_work import unit_of_work
-from finplat.providers.simulator import Simulator, TransactionHeldAcrossProviderCall
+from finplat.providers.sandbox.simulator import Simulator, TransactionHeldAcrossProviderCall
 from tests.conftest import Tenant
 
 Opening = Callable[[async_sessionmaker[AsyncSession]], AbstractAsyncContextManager[AsyncSession]]

@@ -9,7 +9,7 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from finplat.kyc.approval import KycNotApproved
-from finplat.providers.sandbox_accounts import SandboxHolderAccount
+from finplat.providers.cards.sandbox.holder_accounts import SandboxHolderAccount
 from finplat.provisioning import card_accounts
 from finplat.provisioning.card_accounts import ProviderNotSelected
 from tests.conftest import Tenant

@@ -12,14 +12,15 @@ from fastapi import FastAPI
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from finplat.cards import funding
+from finplat.cards import lookup
+from finplat.cards.funding import service as funding
 from finplat.cards.models import Card
 from finplat.db.tenancy import bind_company
 from finplat.ledger import service as ledger
 from finplat.ledger.core import Leg
 from finplat.ledger.service import CompanyAccount
-from finplat.providers.cards.base import CardSimulation
-from finplat.providers.cards.models import SandboxCardprovCard
+from finplat.providers.cards.port import CardSimulation
+from finplat.providers.cards.sandbox.models import SandboxCardprovCard
 from finplat.reconciliation.card_balances import CardBalances
 from finplat.reconciliation.report import ReconciliationReport
 from finplat.reconciliation.service import reconcile
@@ -218,7 +219,7 @@ async def test_a_purchase_hold_is_no_difference(
         merchant="Coffee Shop",
     )
     bind_company(session, tenant.company_id)
-    row = await funding.find_card(session, company_id=tenant.company_id, card_id=card["Id"])
+    row = await lookup.find_card(session, company_id=tenant.company_id, card_id=card["Id"])
     account = await funding.card_account(session, row)
     settlement = await ledger.company_account(
         session, company_id=tenant.company_id, kind=CompanyAccount.SETTLEMENT, currency="USD"

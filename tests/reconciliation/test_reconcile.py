@@ -15,7 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat import jobs
 from finplat.errors import NotFound
-from finplat.providers.banking.models import SandboxBankprovBalance
+from finplat.providers.banking.sandbox.models import SandboxBankprovBalance
 from finplat.providers.errors import ProviderUnavailable
 from finplat.providers.registry import Providers
 from finplat.reconciliation.report import ReconciliationReport

@@ -6,7 +6,7 @@ import json
 
 from sqlalchemy import update
 
-from finplat.providers.banking.models import SandboxBankprovBalance
+from finplat.providers.banking.sandbox.models import SandboxBankprovBalance
 from tests.banking.steps import funded_user
 from tests.isolated import isolated
 from tests.processes import environment, run_cli

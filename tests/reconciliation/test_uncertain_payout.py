@@ -10,8 +10,8 @@ from fastapi import FastAPI
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.ledger.verification import verify
-from finplat.providers.banking.payments_port import PaymentStatus
-from finplat.providers.banking.sandbox_payments import SandboxPaymentSimulation
+from finplat.providers.banking.port import PaymentStatus
+from finplat.providers.banking.sandbox.payments import SandboxPaymentSimulation
 from finplat.reconciliation.service import reconcile
 from finplat.transactions import service as transactions
 from tests.banking.payouts.steps import approved, balance, create, get_payout, payout_setup, terms

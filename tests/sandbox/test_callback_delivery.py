@@ -11,8 +11,8 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from finplat.config import Settings
 from finplat.kit.clock import utcnow
-from finplat.providers import sandbox_delivery
-from finplat.providers.callbacks import SandboxCallback
+from finplat.providers.sandbox import delivery as sandbox_delivery
+from finplat.providers.sandbox.models import SandboxCallback
 from tests.banking.steps import banking_user, credit, default_budget
 from tests.conftest import Tenant
 

@@ -19,7 +19,7 @@ from limits.aio.strategies import SlidingWindowCounterRateLimiter
 from limits.storage import storage_from_string
 
 from finplat.errors import ApiError
-from finplat.sliding_window import SlidingWindowCounter
+from finplat.http.sliding_window import SlidingWindowCounter
 
 NAMESPACE = "finplat:auth-failures"
 

@@ -17,8 +17,8 @@ from finplat.banking.repository import BalanceRepository, BudgetRepository
 from finplat.idempotency.service import Claim
 from finplat.ledger import service as ledger
 from finplat.ledger.models import LedgerAccount
-from finplat.providers.banking.base import BankingProvider, ProviderBudget
-from finplat.providers.calls import CallPolicy, call_provider
+from finplat.providers.banking.port import BankingProvider, ProviderBudget
+from finplat.providers.calls import CallPolicy, commit_then_call
 from finplat.providers.names import BankProvider
 from finplat.provisioning.models import ProviderAccount
 
@@ -123,7 +123,7 @@ async def sync(
     """Learn the account's budgets from the provider (a read: retried, no lock held)."""
     assert account.provider_account_id is not None
     account_id = account.provider_account_id
-    found = await call_provider(
+    found = await commit_then_call(
         session,
         policy,
         provider=PROVIDER,
@@ -149,7 +149,7 @@ async def create(
     retry after a lost answer gets the same budget) and adopt it."""
     assert account.provider_account_id is not None
     account_id = account.provider_account_id
-    created = await call_provider(
+    created = await commit_then_call(
         session,
         policy,
         provider=PROVIDER,

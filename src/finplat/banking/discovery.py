@@ -27,8 +27,8 @@ from finplat.cards.repository import CardRepository
 from finplat.cards.status import CardStatus
 from finplat.ledger import repository as ledger_repository
 from finplat.ledger.service import Balance
-from finplat.providers.banking.base import BankingDetails
-from finplat.providers.calls import call_provider
+from finplat.providers.banking.port import BankingDetails
+from finplat.providers.calls import commit_then_call
 from finplat.providers.names import BankProvider
 from finplat.providers.registry import Providers, configured
 from finplat.provisioning import service as provisioning
@@ -210,7 +210,7 @@ async def banking_details(
     assert account.provider_account_id is not None
     account_id = account.provider_account_id
     holder = f"{user.first_name} {user.last_name}"
-    return await call_provider(
+    return await commit_then_call(
         session,
         providers.policy,
         provider=BankProvider.BANKPROV.value,

@@ -22,11 +22,11 @@ from finplat.banking.schemas import (
     CurrencyBalanceResponse,
 )
 from finplat.errors import error_responses
+from finplat.http.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 from finplat.idempotency.http import IdempotencyKeyHeader, claim_request
 from finplat.kit.schemas import UserIdPath, UserIdQuery
-from finplat.providers.banking.base import BUDGET_CURRENCIES
+from finplat.providers.banking.port import BUDGET_CURRENCIES
 from finplat.providers.registry import configured
-from finplat.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 
 router = api_router(tags=["Banking"])
 

@@ -37,7 +37,7 @@ from finplat.ledger import service as ledger
 from finplat.ledger.core import Leg
 from finplat.ledger.service import CompanyAccount
 from finplat.providers import inbound
-from finplat.providers.banking.base import PAYMENT_RECEIVED
+from finplat.providers.banking.port import PAYMENT_RECEIVED
 from finplat.providers.names import BankProvider, ExternalProvider
 from finplat.provisioning import service as provisioning
 from finplat.transactions import service as transactions

@@ -14,7 +14,7 @@ from finplat.kit.money import STABLECOINS, DecimalAmount, from_minor
 from finplat.kit.schemas import MAX_ID, PARAMETER_ID, RequestModel, ResponseModel
 from finplat.ledger.schemas import BalanceResponse
 from finplat.ledger.service import Balance
-from finplat.providers.banking.base import BUDGET_CURRENCIES, BankingDetails
+from finplat.providers.banking.port import BUDGET_CURRENCIES, BankingDetails
 from finplat.providers.names import BankProvider, ProviderType, provider_type
 from finplat.provisioning.models import ProviderAccount
 

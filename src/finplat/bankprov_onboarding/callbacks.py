@@ -9,7 +9,7 @@ import structlog
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.providers import inbound
-from finplat.providers.banking_onboarding.base import ACCOUNT_STATUS_CHANGED, AccountStatus
+from finplat.providers.banking_onboarding.port import ACCOUNT_STATUS_CHANGED, AccountStatus
 from finplat.providers.names import BankProvider, ExternalProvider
 from finplat.provisioning import service as provisioning
 from finplat.provisioning import statuses

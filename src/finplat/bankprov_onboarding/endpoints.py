@@ -20,9 +20,9 @@ from finplat.bankprov_onboarding.schemas import (
 )
 from finplat.documents.multipart import parse_fields, read_form, single_file
 from finplat.errors import error_responses
+from finplat.http.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 from finplat.kit.schemas import UserIdPath, UserIdQuery
-from finplat.providers.banking_onboarding.base import InformationAnswer
-from finplat.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
+from finplat.providers.banking_onboarding.port import InformationAnswer
 
 router = api_router(tags=["Banking-provider onboarding"])
 

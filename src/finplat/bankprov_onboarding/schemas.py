@@ -14,7 +14,7 @@ from finplat.documents.multipart import (
 )
 from finplat.kit.fields import CountryCode, IsoDate, SafeText
 from finplat.kit.schemas import RequestModel, ResponseModel
-from finplat.providers.banking_onboarding.base import InformationRequest
+from finplat.providers.banking_onboarding.port import InformationRequest
 
 RequestedFeature = Literal["PAYMENTS", "CARDS"]
 RANGE_PATTERN = r"^[0-9]{1,12}(-[0-9]{1,12}|\+)$"

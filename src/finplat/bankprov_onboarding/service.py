@@ -34,7 +34,7 @@ from finplat.errors import Conflict, ServiceUnavailable, ValidationFailed
 from finplat.kit.clock import today
 from finplat.kyc.approval import require_base_approval
 from finplat.kyc.statuses import Outcome
-from finplat.providers.banking_onboarding.base import (
+from finplat.providers.banking_onboarding.port import (
     BankingOnboarding,
     Decision,
     InformationAnswer,
@@ -43,7 +43,7 @@ from finplat.providers.banking_onboarding.base import (
     ProofOfAddress,
     SandboxDecisions,
 )
-from finplat.providers.calls import call_provider
+from finplat.providers.calls import commit_then_call
 from finplat.providers.names import BankProvider, ExternalProvider
 from finplat.providers.registry import Providers, configured
 from finplat.provisioning import service as provisioning
@@ -233,7 +233,7 @@ async def submit_personal_onboarding(
             identified.type.media_type, proof.data, form.ProofOfAddressDate
         ),
     )
-    receipt = await call_provider(
+    receipt = await commit_then_call(
         session,
         providers.policy,
         provider=PROVIDER,
@@ -341,7 +341,7 @@ async def upload_documents(
         merged = merge(identified)
         adapter = _adapter(providers)
         account_id = application.provider_account_id
-        receipt = await call_provider(
+        receipt = await commit_then_call(
             session,
             providers.policy,
             provider=PROVIDER,
@@ -438,7 +438,7 @@ async def outstanding(
     """What the banking provider still waits for: documents and information requests."""
     account_id = await _banking_account_id(session, company_id=company_id, user_id=user_id)
     adapter = _adapter(providers)
-    result = await call_provider(
+    result = await commit_then_call(
         session,
         providers.policy,
         provider=PROVIDER,
@@ -468,7 +468,7 @@ async def answer_information(
     ):
         raise OnboardingRejected()
     adapter = _adapter(providers)
-    result = await call_provider(
+    result = await commit_then_call(
         session,
         providers.policy,
         provider=PROVIDER,
@@ -510,7 +510,7 @@ async def complete_in_sandbox(
     if not isinstance(controls, SandboxDecisions):
         raise ServiceUnavailable("The banking provider is not the sandbox.")
     account_id = application.provider_account_id
-    await call_provider(
+    await commit_then_call(
         session,
         providers.policy,
         provider=PROVIDER,

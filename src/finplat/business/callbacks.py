@@ -27,7 +27,7 @@ from finplat.events import service as events
 from finplat.kit.clock import utcnow
 from finplat.kit.fields import SafeText
 from finplat.providers import inbound
-from finplat.providers.business_onboarding.sandbox import (
+from finplat.providers.business_onboarding.sandbox.adapter import (
     APPLICATION_STATUS_CHANGED,
     PERSON_CREATED,
 )

@@ -22,8 +22,8 @@ from finplat.business.schemas import (
 from finplat.documents import multipart
 from finplat.documents.file_types import VERIFICATION_DOCUMENT_TYPES, UnreadableFile, identify
 from finplat.errors import ValidationFailed, error_responses
+from finplat.http.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 from finplat.kit.pagination import PageParams
-from finplat.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 
 router = api_router(tags=["Business onboarding"])
 

@@ -44,8 +44,8 @@ from finplat.kit.clock import utcnow
 from finplat.kit.pagination import PageRequest, PageSlice, fetch_page
 from finplat.kyc.approval import require_base_approval
 from finplat.kyc.statuses import Outcome
-from finplat.providers.banking_onboarding.base import SandboxDecisions
-from finplat.providers.business_onboarding.base import (
+from finplat.providers.banking_onboarding.port import SandboxDecisions
+from finplat.providers.business_onboarding.port import (
     ApplicationDetails,
     BusinessOnboarding,
     BusinessOnboardingSimulation,
@@ -53,7 +53,7 @@ from finplat.providers.business_onboarding.base import (
     DocumentUpload,
     PersonDetails,
 )
-from finplat.providers.calls import call_provider
+from finplat.providers.calls import commit_then_call
 from finplat.providers.names import BankProvider, ExternalProvider
 from finplat.providers.registry import Providers, configured
 from finplat.provisioning import service as provider_accounts
@@ -193,7 +193,7 @@ async def create_application(
         incorporation_date=data.IncorporationDate,
         website=data.Website,
     )
-    created = await call_provider(
+    created = await commit_then_call(
         session,
         providers.policy,
         provider=BANKPROV,
@@ -254,7 +254,7 @@ async def set_compliance_requirements(
     adapter = _adapter(providers)
     requirements = data.model_dump(mode="json", exclude_unset=True)
     provider_application_id = application.provider_application_id
-    await call_provider(
+    await commit_then_call(
         session,
         providers.policy,
         provider=BANKPROV,
@@ -302,7 +302,7 @@ async def add_person(
         nationality=data.Nationality,
         ownership_percentage=data.OwnershipPercentage,
     )
-    created = await call_provider(
+    created = await commit_then_call(
         session,
         providers.policy,
         provider=BANKPROV,
@@ -376,7 +376,7 @@ async def upload_document(
     upload = DocumentUpload(document_type=document_type, content_type=content_type, content=content)
     provider_application_id = application.provider_application_id
     if person is None:
-        sent = await call_provider(
+        sent = await commit_then_call(
             session,
             providers.policy,
             provider=BANKPROV,
@@ -391,7 +391,7 @@ async def upload_document(
         )
     else:
         provider_person_id = person.provider_person_id
-        sent = await call_provider(
+        sent = await commit_then_call(
             session,
             providers.policy,
             provider=BANKPROV,
@@ -442,7 +442,7 @@ async def submit(
     adapter = _adapter(providers)
     submission = application.submissions + 1
     provider_application_id = application.provider_application_id
-    accepted = await call_provider(
+    accepted = await commit_then_call(
         session,
         providers.policy,
         provider=BANKPROV,
@@ -497,7 +497,7 @@ async def complete_in_sandbox(
         raise ServiceUnavailable("The banking provider is not a sandbox.")
     provider_application_id = application.provider_application_id
     decision = _DECISIONS[outcome]
-    decided = await call_provider(
+    decided = await commit_then_call(
         session,
         providers.policy,
         provider=BANKPROV,
@@ -515,7 +515,7 @@ async def complete_in_sandbox(
     ):
         people = await PersonRepository(session, company_id).all_on(application.id)
         for person in people:
-            await call_provider(
+            await commit_then_call(
                 session,
                 providers.policy,
                 provider=BANKPROV,

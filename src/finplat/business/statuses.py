@@ -6,7 +6,7 @@ application that needs more information is edited and submitted again.
 
 from __future__ import annotations
 
-from finplat.providers.business_onboarding.base import ApplicationState
+from finplat.providers.business_onboarding.port import ApplicationState
 
 DRAFT = ApplicationState.DRAFT.value
 SUBMITTED = ApplicationState.SUBMITTED.value

@@ -14,7 +14,7 @@ from finplat.cards.repository import CardRepository
 from finplat.cards.status import PROVIDER_STATUS, CardStatus
 from finplat.kit.clock import utcnow
 from finplat.providers import inbound
-from finplat.providers.cards.base import CARD_STATUS_CHANGED, ProviderCardStatus
+from finplat.providers.cards.port import CARD_STATUS_CHANGED, ProviderCardStatus
 from finplat.providers.names import BankProvider
 
 log = structlog.get_logger("finplat.cards")

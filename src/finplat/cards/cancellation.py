@@ -23,10 +23,11 @@ from enum import StrEnum
 import structlog
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from finplat.cards import decline_fees, funding
-from finplat.cards.funding import CANCELLATION, FundingKind, FundingStatus
+from finplat.cards.funding import decline_fees
+from finplat.cards.funding import service as funding
+from finplat.cards.funding.models import CardFunding
+from finplat.cards.funding.service import CANCELLATION, FundingKind, FundingStatus
 from finplat.cards.models import Card
-from finplat.cards.models_funding import CardFunding
 from finplat.cards.repository import CardRepository
 from finplat.cards.status import CardStatus
 from finplat.events import service as events

@@ -25,7 +25,6 @@ CardIdPath = Annotated[
 
 # The design catalogue of physical card products (virtual cards have no design).
 PHYSICAL_DESIGNS = ("classic", "midnight")
-PIN_PATTERN = r"^[0-9]{6}$"
 
 
 class Design(StrEnum):
@@ -150,32 +149,6 @@ class CardResponse(ResponseModel):
 
 class CardsResponse(ResponseModel):
     Cards: list[CardResponse]
-
-
-class PinBody(RequestModel):
-    Pin: str = Field(
-        pattern=PIN_PATTERN,
-        description="Six digits. Refused with 409 `CARD_PIN_TOO_SIMPLE`: all six digits the "
-        "same (000000, 111111, ...) and runs of consecutive digits up or down (123456, "
-        "654321, 234567, ...). Never echoed, logged or stored by the platform.",
-        json_schema_extra={"writeOnly": True, "format": "password"},
-    )
-
-
-class AutoLockBody(RequestModel):
-    enabled: bool = Field(description="Lower-case name, per the spec.")
-
-
-class CardAutoLockResponseV2(ResponseModel):
-    CardId: int
-    AutoLockEnabled: bool
-    Status: CardStatus
-    UpdatedAt: datetime
-
-
-class PinResponse(ResponseModel):
-    CardId: int
-    PinSet: bool = Field(description="Always true after success; the PIN itself is never sent.")
 
 
 class WidgetResponse(ResponseModel):

@@ -1,38 +1,50 @@
-"""The card lifecycle: order, read, list, controls and cancellation.
+"""The card lifecycle: order, read, list, cancellation and the secure widget (controls are
+`finplat.cards.controls`, money `finplat.cards.funding`).
 
-Every provider call goes through `call_provider` (which commits first: nothing is locked
+Every provider call goes through `commit_then_call` (which commits first: nothing is locked
 across it); local state is written after the provider answered. The platform never sees the
 full card number or CVV, and never keeps or logs a PIN (only `pin_set`).
 """
 
 from __future__ import annotations
 
-import itertools
 import json
-from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass
 from decimal import Decimal
-from typing import TypeVar
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.banking import accounts as banking_accounts
-from finplat.cards import cancellation, decline_fees, funding, timestamps
+from finplat.cards import cancellation, programs, timestamps
+from finplat.cards.errors import (
+    CardBalanceNotZero,
+    CardBudgetNotAllowed,
+    CardBudgetRequired,
+    CardCancellationNotSupported,
+    CardDeliveryAddressRequired,
+    CardDesignNotOffered,
+    CardDesignRequired,
+    CardProductCurrencyMismatch,
+    CardProviderAccountNotApproved,
+    CardStateConflict,
+    CardTypeNotFound,
+    CardTypeNotInTier,
+)
+from finplat.cards.funding import decline_fees
+from finplat.cards.funding import service as funding
+from finplat.cards.lookup import user_card
 from finplat.cards.models import Card
-from finplat.cards.repository import CardRepository, user_of_another_company
+from finplat.cards.repository import CardRepository
 from finplat.cards.schemas import PHYSICAL_DESIGNS, CardOrder
 from finplat.cards.status import PROVIDER_STATUS, CardStatus
-from finplat.errors import ApiError, Conflict, NotFound, Unauthorized
 from finplat.idempotency.service import Claim
-from finplat.kit.clock import utcnow
 from finplat.kit.money import from_minor
 from finplat.kyc.approval import require_base_approval
 from finplat.ledger import repository as ledger_repository
 from finplat.ledger import service as ledger
-from finplat.providers.calls import call_provider
-from finplat.providers.cards.base import (
+from finplat.providers.calls import commit_then_call
+from finplat.providers.cards.port import (
     CardAction,
-    CardProgram,
     DeliveryAddress,
     ProviderCard,
     ProviderCardStatus,
@@ -47,66 +59,8 @@ from finplat.provisioning import service as provisioning
 from finplat.tiers.repository import CardProductRepository
 from finplat.users import service as users
 
-T = TypeVar("T")
 WIDGET_TTL_SECONDS = 60
 S = CardStatus
-
-
-# ------------------------------------------------------------------------------------ errors
-
-
-class CardTypeNotFound(NotFound):
-    code = "CARD_TYPE_NOT_FOUND"
-    message = "No card product with that CardTypeId."
-
-
-class UserOfAnotherCompany(Unauthorized):
-    code = "USER_OUTSIDE_COMPANY"
-    message = "The user does not belong to the authenticated company."
-
-
-class CardRuleConflict(Conflict):
-    code = "CARD_ORDER_CONFLICT"
-
-
-def _conflict(code: str, message: str) -> ApiError:
-    return CardRuleConflict(message, code=code)
-
-
-class CardSystemBlocked(Conflict):
-    code = "CARD_SYSTEM_BLOCKED"
-    message = "The card is blocked until its outstanding decline fee is paid."
-
-
-class CardStateConflict(Conflict):
-    code = "CARD_STATE_CONFLICT"
-
-
-class CardControlSuperseded(Conflict):
-    """A control the provider applied and then overtook with a later change to the card
-    before its answer came back: the card is not as the request asked."""
-
-    code = "CARD_CONTROL_SUPERSEDED"
-
-
-class PinTooSimple(Conflict):
-    code = "CARD_PIN_TOO_SIMPLE"
-    message = "The PIN is too easy to guess: no six equal digits and no consecutive run."
-
-
-# ------------------------------------------------------------------------------------ helpers
-
-
-def _state(card: Card, message: str) -> CardStateConflict:
-    return CardStateConflict(f"{message} (the card is {card.status}).")
-
-
-def _superseded(card: Card, control: str, now: str) -> CardControlSuperseded:
-    return CardControlSuperseded(
-        f"A later change to the card decided its state: {now}. This {control} did not take "
-        "effect; send it again if it is still wanted.",
-        details=json.dumps({"status": card.status, "autoLockEnabled": card.auto_lock_enabled}),
-    )
 
 
 async def holder_account_id(
@@ -125,20 +79,9 @@ async def holder_account_id(
         )
         account = (await ensure(session, providers, company_id=company_id, user_id=user_id)).account
         if account.status != statuses.APPROVED or account.provider_account_id is None:
-            raise _conflict(
-                "CARD_PROVIDER_ACCOUNT_NOT_APPROVED",
-                f"The user's {provider} account is not approved yet ({account.status}).",
-            )
+            raise CardProviderAccountNotApproved(provider, account.status)
     assert account.provider_account_id is not None
     return account.provider_account_id
-
-
-def pin_too_simple(pin: str) -> bool:
-    """Six equal digits, or six consecutive digits going up or down (wrapping not allowed)."""
-    if len(set(pin)) == 1:
-        return True
-    steps = {int(b) - int(a) for a, b in itertools.pairwise(pin)}
-    return steps in ({1}, {-1})
 
 
 # ------------------------------------------------------------------------------------- order
@@ -152,41 +95,28 @@ async def order(
     if product is None:
         raise CardTypeNotFound()
     if product.tier_id != user.tier_id:
-        raise _conflict(
-            "CARD_TYPE_NOT_IN_TIER", "The card product does not belong to the user's tier."
-        )
+        raise CardTypeNotInTier()
     provider = product.provider
     if provider == BankProvider.BANKPROV.value:
         if body.BudgetId is None:
-            raise _conflict("CARD_BUDGET_REQUIRED", "Banking-provider cards need a BudgetId.")
+            raise CardBudgetRequired()
         budget = await banking_accounts.user_budget(
             session, company_id=company_id, user_id=user.id, budget_id=body.BudgetId
         )
         provider_budget_id: str | None = budget.provider_budget_id
     else:
         if body.BudgetId is not None:
-            raise _conflict(
-                "CARD_BUDGET_NOT_ALLOWED", "Only banking-provider cards draw on a budget."
-            )
+            raise CardBudgetNotAllowed()
         provider_budget_id = None
     if product.card_type == "PHYSICAL":
         if body.DeliveryAddress is None:
-            raise _conflict(
-                "CARD_DELIVERY_ADDRESS_REQUIRED", "Physical cards need a DeliveryAddress."
-            )
+            raise CardDeliveryAddressRequired()
         if body.DesignId is None or body.DesignId.value not in PHYSICAL_DESIGNS:
-            raise _conflict(
-                "CARD_DESIGN_REQUIRED",
-                f"Physical cards need a DesignId: one of {', '.join(PHYSICAL_DESIGNS)}.",
-            )
+            raise CardDesignRequired(PHYSICAL_DESIGNS)
     elif body.DesignId is not None or body.DeliveryAddress is not None:
-        raise _conflict(
-            "CARD_DESIGN_NOT_OFFERED", "Virtual cards take no DesignId and no DeliveryAddress."
-        )
+        raise CardDesignNotOffered()
     if body.Currency is not None and body.Currency.value != product.currency:
-        raise _conflict(
-            "CARD_CURRENCY_MISMATCH", f"The card product is issued in {product.currency}."
-        )
+        raise CardProductCurrencyMismatch(product.currency)
     key = claim.derived_key("card-order")
     repo = CardRepository(session, company_id)
     existing = await repo.by_provider_key(provider, key)
@@ -195,7 +125,7 @@ async def order(
     holder = await holder_account_id(
         session, providers, company_id=company_id, user_id=user.id, provider=provider
     )
-    program = funding.program_for(providers, provider)
+    program = programs.program_for(providers, provider)
     address = (
         DeliveryAddress(
             name=body.DeliveryAddress.Name,
@@ -211,7 +141,7 @@ async def order(
     )
     card_type, currency, nickname = product.card_type, product.currency, body.CardName
     design = body.DesignId.value if body.DesignId is not None else None
-    issued = await call_provider(
+    issued = await commit_then_call(
         session,
         providers.policy,
         provider=provider,
@@ -231,7 +161,7 @@ async def order(
     )
     if body.AutoLockEnabled:
         issued_ref = issued.card_id
-        await call_provider(
+        await commit_then_call(
             session,
             providers.policy,
             provider=provider,
@@ -311,30 +241,6 @@ async def views(session: AsyncSession, cards: list[Card]) -> list[CardView]:
     return found
 
 
-async def user_card(
-    session: AsyncSession,
-    *,
-    company_id: int,
-    user_id: int,
-    card_id: int,
-    lock: bool = False,
-    outsider_401: bool = False,
-) -> Card:
-    """The user's card: 404 for a missing user or card. With `outsider_401` (card detail,
-    per spec), a user of another company is 401 instead."""
-    try:
-        await users.get_user(session, company_id=company_id, user_id=user_id)
-    except NotFound:
-        if outsider_401 and await user_of_another_company(
-            session, company_id=company_id, user_id=user_id
-        ):
-            raise UserOfAnotherCompany() from None
-        raise
-    return await funding.find_card(
-        session, company_id=company_id, card_id=card_id, user_id=user_id, lock=lock
-    )
-
-
 def _adopt(card: Card, seen: ProviderCard) -> None:
     """What the provider reports: balance and, for a card still waiting for production, its
     produced status (in case its callback has not arrived yet)."""
@@ -354,7 +260,7 @@ async def detail(
     )
     if card.status != S.CANCELLED and card.provider_card_id is not None:
         local_id = card.id
-        seen = await funding.provider_view(session, providers, card)
+        seen = await programs.provider_view(session, providers, card)
         card = await user_card(
             session, company_id=company_id, user_id=user_id, card_id=local_id, lock=True
         )
@@ -379,8 +285,8 @@ async def list_cards(
         )
         if account is None or account.provider_account_id is None:
             continue
-        program, holder = funding.program_for(providers, provider), account.provider_account_id
-        listed = await call_provider(
+        program, holder = programs.program_for(providers, provider), account.provider_account_id
+        listed = await commit_then_call(
             session,
             providers.policy,
             provider=provider,
@@ -404,9 +310,9 @@ async def card_transactions(
     card = await user_card(session, company_id=company_id, user_id=user_id, card_id=card_id)
     if card.provider_card_id is None:
         return card, []
-    program, ref = funding.program_of(providers, card), card.provider_card_id
+    program, ref = programs.program_of(providers, card), card.provider_card_id
     try:
-        found = await call_provider(
+        found = await commit_then_call(
             session,
             providers.policy,
             provider=card.provider,
@@ -424,154 +330,6 @@ async def card_transactions(
 parse_timestamp = timestamps.parse
 
 
-# ---------------------------------------------------------------------------------- controls
-
-
-async def _at_provider(
-    session: AsyncSession,
-    providers: Providers,
-    card: Card,
-    operation: str,
-    call: Callable[[CardProgram, str], Awaitable[T]],
-) -> tuple[T, Card]:
-    """One control at the card's provider (`call(program, provider card id)`, no lock held
-    across it), then the card re-read under its row lock for the local write."""
-    ref = card.provider_card_id
-    if ref is None:
-        raise _state(card, "The provider has not issued the card yet")
-    program = funding.program_of(providers, card)
-    company_id, user_id, card_id = card.company_id, card.user_id, card.id
-    answer = await call_provider(
-        session,
-        providers.policy,
-        provider=card.provider,
-        operation=operation,
-        call=lambda: call(program, ref),
-        idempotent=True,
-    )
-    fresh = await user_card(
-        session, company_id=company_id, user_id=user_id, card_id=card_id, lock=True
-    )
-    return answer, fresh
-
-
-# What the partner asked for with each status change: its control and the status wanted.
-_ASKED = {
-    CardAction.FREEZE: ("freeze", S.FROZEN),
-    CardAction.UNFREEZE: ("enable", S.ACTIVE),
-    CardAction.ACTIVATE: ("activation", S.ACTIVE),
-    CardAction.UNBLOCK: ("enable", S.ACTIVE),
-}
-
-
-async def _change(
-    session: AsyncSession, providers: Providers, card: Card, action: CardAction
-) -> Card:
-    """Change the card's status at its provider. An answer overtaken by a later change to the
-    card (`funding.take_control_answer`) is 409 `CARD_CONTROL_SUPERSEDED` unless the card is
-    in the status asked all the same: the partner must not read 200 as "frozen" for a card
-    the later change left active."""
-    company_id = card.company_id
-    changed, fresh = await _at_provider(
-        session,
-        providers,
-        card,
-        "change_status",
-        lambda program, ref: program.change_status(
-            company_id=company_id, card_id=ref, action=action
-        ),
-    )
-    control, wanted = _ASKED[action]
-    if not funding.take_control_answer(fresh, changed) and fresh.status != wanted:
-        raise _superseded(fresh, control, f"the card is {fresh.status}")
-    await session.flush()
-    return fresh
-
-
-async def freeze(session: AsyncSession, providers: Providers, card: Card) -> Card:
-    """An active card becomes `FROZEN`. A card frozen here is frozen again at the provider
-    too: an enable on its way there may have made it active already, and only the provider's
-    answer orders the two (`_change`)."""
-    card.refuse_if_cancelled()
-    if card.status not in (S.ACTIVE, S.FROZEN):
-        raise _state(card, "Only an active card can be frozen")
-    return await _change(session, providers, card, CardAction.FREEZE)
-
-
-async def enable(session: AsyncSession, providers: Providers, card: Card) -> Card:
-    """A frozen card becomes `ACTIVE` and an auto-locked one is unlocked. A card active here
-    is enabled at the provider too (a freeze on its way there may have frozen it already),
-    which also unlocks it; a system-blocked card only once its decline fee is paid."""
-    card.refuse_if_cancelled()
-    if card.status == S.SYSTEM_BLOCKED:
-        if card.outstanding_fee_minor > 0:
-            raise CardSystemBlocked()
-        return await _change(session, providers, card, CardAction.UNBLOCK)
-    if card.status not in (S.ACTIVE, S.FROZEN):
-        raise _state(card, "Only a frozen card can be enabled")
-    return await _change(session, providers, card, CardAction.UNFREEZE)
-
-
-async def activate(session: AsyncSession, providers: Providers, card: Card) -> Card:
-    card.refuse_if_cancelled()
-    if card.card_type != "PHYSICAL":
-        raise _state(card, "Only physical cards are activated")
-    if card.status == S.ACTIVE:
-        return card
-    if card.status != S.INACTIVE:
-        raise _state(card, "Only a delivered physical card awaiting activation can be activated")
-    card = await _change(session, providers, card, CardAction.ACTIVATE)
-    card.activated_at = utcnow()
-    return card
-
-
-async def set_pin(session: AsyncSession, providers: Providers, card: Card, pin: str) -> Card:
-    card.refuse_if_cancelled()
-    if card.status == S.PENDING:
-        raise _state(card, "The card is not issued yet")
-    if pin_too_simple(pin):
-        raise PinTooSimple()
-    company_id = card.company_id
-    _, fresh = await _at_provider(
-        session,
-        providers,
-        card,
-        "set_pin",
-        lambda program, ref: program.set_pin(company_id=company_id, card_id=ref, pin=pin),
-    )
-    fresh.pin_set = True
-    fresh.updated_at = utcnow()
-    await session.flush()
-    return fresh
-
-
-async def set_auto_lock(
-    session: AsyncSession, providers: Providers, card: Card, enabled: bool
-) -> Card:
-    """The provider enforces auto-lock (it locks the card after each approved purchase and
-    declines `AUTO_LOCKED` until `enable`); the platform keeps the flag as the provider's
-    answer gives it, ordered with the answers to the card's other controls
-    (`funding.take_control_answer`), so a slow answer never undoes a later setting. A setting
-    so overtaken is 409 `CARD_CONTROL_SUPERSEDED` when the card's auto-lock ended up
-    otherwise."""
-    card.refuse_if_cancelled()
-    company_id = card.company_id
-    answer, fresh = await _at_provider(
-        session,
-        providers,
-        card,
-        "set_auto_lock",
-        lambda program, ref: program.set_auto_lock(
-            company_id=company_id, card_id=ref, enabled=enabled
-        ),
-    )
-    if not funding.take_control_answer(fresh, answer) and fresh.auto_lock_enabled != enabled:
-        now = "auto-lock is on" if fresh.auto_lock_enabled else "auto-lock is off"
-        raise _superseded(fresh, "auto-lock setting", now)
-    await session.flush()
-    return fresh
-
-
 async def cancel(session: AsyncSession, providers: Providers, card: Card) -> Card:
     """Permanent cancellation, card-provider cards only; emits `card.deleted`. Fundings left
     pending by a provider timeout are settled first; an unpaid decline fee is collected from
@@ -584,10 +342,7 @@ async def cancel(session: AsyncSession, providers: Providers, card: Card) -> Car
     cancellation is (`cancellation.apply_provider_cancellation`)."""
     card.refuse_if_cancelled()
     if card.provider != BankProvider.CARDPROV.value:
-        raise _conflict(
-            "CARD_CANCELLATION_NOT_SUPPORTED",
-            "Only card-provider cards can be cancelled permanently.",
-        )
+        raise CardCancellationNotSupported()
     company_id, user_id, card_id = card.company_id, card.user_id, card.id
     if await _cancelled_at_provider(session, providers, card):
         # An earlier attempt's cancellation reached the provider but its answer was lost, or
@@ -611,14 +366,10 @@ async def cancel(session: AsyncSession, providers: Providers, card: Card) -> Car
     card.refuse_if_cancelled()
     view = (await views(session, [card]))[0]
     if view.posted != 0 or view.available != 0:
-        raise _conflict(
-            "CARD_BALANCE_NOT_ZERO",
-            "The card still holds money: a pending purchase, or a funding in flight or "
-            "completed meanwhile. Try again once it has settled.",
-        )
+        raise CardBalanceNotZero()
     if card.provider_card_id is None:
-        raise _state(card, "The provider has not issued the card yet")
-    await funding.change_at_provider(session, providers, card, CardAction.CANCEL)
+        raise CardStateConflict("The provider has not issued the card yet", card.status)
+    await programs.change_at_provider(session, providers, card, CardAction.CANCEL)
     # Only now the fee is written off: a card the provider did not cancel still owes it (and
     # stays blocked). Recorded once, by whichever cancellation finds the card still open: a
     # parallel DELETE or the provider's report may have recorded it while the provider was
@@ -632,10 +383,10 @@ async def cancel(session: AsyncSession, providers: Providers, card: Card) -> Car
 
 async def _cancelled_at_provider(session: AsyncSession, providers: Providers, card: Card) -> bool:
     """Whether the provider has cancelled the card: it answers `CANCELLED`, or no longer
-    exposes the card (`funding.provider_view`)."""
+    exposes the card (`programs.provider_view`)."""
     if card.provider_card_id is None:
         return False
-    seen = await funding.provider_view(session, providers, card)
+    seen = await programs.provider_view(session, providers, card)
     return seen is None or PROVIDER_STATUS[seen.status] == S.CANCELLED
 
 
@@ -644,13 +395,13 @@ async def widget(
 ) -> WidgetSession:
     card.refuse_if_cancelled()
     if card.status == S.PENDING or card.provider_card_id is None:
-        raise _state(card, "The card is not issued yet")
+        raise CardStateConflict("The card is not issued yet", card.status)
     program, company_id, ref = (
-        funding.program_of(providers, card),
+        programs.program_of(providers, card),
         card.company_id,
         card.provider_card_id,
     )
-    return await call_provider(
+    return await commit_then_call(
         session,
         providers.policy,
         provider=card.provider,

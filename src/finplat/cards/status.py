@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from finplat.providers.cards.base import ProviderCardStatus
+from finplat.providers.cards.port import ProviderCardStatus
 
 
 class CardStatus(StrEnum):

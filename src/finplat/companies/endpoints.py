@@ -5,9 +5,9 @@ from fastapi import Request
 from finplat.companies import service
 from finplat.companies.schemas import CompanyBalances, ConfigurationResponse, ConfigurationUpdate
 from finplat.errors import error_responses
+from finplat.http.routing import CurrentPrincipal, DbSession, api_router
 from finplat.ledger import service as ledger
 from finplat.ledger.schemas import BalanceResponse
-from finplat.routing import CurrentPrincipal, DbSession, api_router
 
 router = api_router(tags=["Company"])
 

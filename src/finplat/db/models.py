@@ -9,35 +9,32 @@ from finplat.banking.transfers import models as transfers_models
 from finplat.bankprov_onboarding.models import BankprovApplication, BankprovDocument
 from finplat.business.models import AssociatedPerson, BusinessApplication, BusinessDocument
 from finplat.cards import models as cards_models
-from finplat.cards import models_funding as cards_funding_models
+from finplat.cards.funding import models as cards_funding_models
 from finplat.companies.models import Company
 from finplat.db.base import Base
 from finplat.events.models import Event, WebhookAttempt, WebhookDelivery
 from finplat.idempotency.models import IdempotencyKey
 from finplat.kyc.models import KycSubmission
 from finplat.ledger.models import LedgerAccount, LedgerBalance, LedgerEntry, LedgerTransfer
-from finplat.providers.banking import fx_models as sandbox_fx_models
-from finplat.providers.banking import models as sandbox_banking_models
-from finplat.providers.banking import payees_models as sandbox_payees_models
-from finplat.providers.banking import payments_models as sandbox_payments_models
-from finplat.providers.banking import transfers_models as sandbox_transfers_models
-from finplat.providers.banking_onboarding.models import (
+from finplat.providers.banking.sandbox import models as sandbox_banking_models
+from finplat.providers.banking_onboarding.sandbox.models import (
     SandboxBankprovAccount,
     SandboxBankprovDocument,
     SandboxBankprovInformationRequest,
 )
-from finplat.providers.business_onboarding.models import (
+from finplat.providers.business_onboarding.sandbox.models import (
     SandboxBusinessApplication,
     SandboxBusinessDocument,
     SandboxBusinessPerson,
 )
-from finplat.providers.callbacks import ProviderCallback, SandboxCallback
-from finplat.providers.cards import models as sandbox_cards_models
-from finplat.providers.crypto.models import SandboxDepositAddress
-from finplat.providers.faults import SandboxFault
-from finplat.providers.funding.models import SandboxFundingConfirmation
-from finplat.providers.identity.models import SandboxAccessToken, SandboxApplicant
-from finplat.providers.sandbox_accounts import SandboxHolderAccount
+from finplat.providers.callbacks import ProviderCallback
+from finplat.providers.cards.sandbox import models as sandbox_cards_models
+from finplat.providers.cards.sandbox.holder_accounts import SandboxHolderAccount
+from finplat.providers.crypto.sandbox.models import SandboxDepositAddress
+from finplat.providers.funding.sandbox.models import SandboxFundingConfirmation
+from finplat.providers.identity.sandbox.models import SandboxAccessToken, SandboxApplicant
+from finplat.providers.sandbox.faults import SandboxFault
+from finplat.providers.sandbox.models import SandboxCallback
 from finplat.provisioning.models import ProviderAccount
 from finplat.tiers.models import CardProduct, Tier
 from finplat.transactions import models as transactions_models
@@ -53,10 +50,6 @@ MODEL_MODULES = (
     payouts_models,
     transfers_models,
     sandbox_banking_models,
-    sandbox_fx_models,
-    sandbox_payees_models,
-    sandbox_payments_models,
-    sandbox_transfers_models,
     transactions_models,
     cards_models,
     cards_funding_models,

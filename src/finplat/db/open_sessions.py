@@ -6,7 +6,7 @@ and on SQLite, whose transactions take the write lock from their first statement
 provider's own session would wait for that lock until the call timed out. Every session marks
 itself here when its transaction begins (a `Session` event, so a session opened straight from a
 session factory counts as one of a unit of work does), and the sandbox providers check them on
-every operation (`finplat.providers.simulator`).
+every operation (`finplat.providers.sandbox.simulator`).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Prebuilt PostgreSQL statements on a session's own asyncpg connection.
 
-The batched card top-ups (`finplat.cards.topup_batches`) do a whole batch's work in a few
+The batched card top-ups (`finplat.cards.funding.batches.service`) do a whole batch's work in a few
 statements with array parameters. Below SQLAlchemy's statement layer, each costs one round
 trip and no Python per row; asyncpg prepares a text once per connection.
 

@@ -46,6 +46,11 @@ class NotMultipart(UnsupportedMediaType):
     message = "The request body must be multipart/form-data."
 
 
+class MalformedMultipart(ValidationFailed):
+    code = "MALFORMED_MULTIPART"
+    message = "The multipart body could not be read."
+
+
 @dataclass(frozen=True)
 class UploadedFile:
     field: str
@@ -68,9 +73,7 @@ async def read_form(request: Request, *, file_fields: Collection[str]) -> Multip
     try:
         form = await request.form(max_files=MAX_PARTS, max_fields=MAX_PARTS)
     except MultiPartException as exc:
-        raise ValidationFailed(
-            "The multipart body could not be read.", code="MALFORMED_MULTIPART", details=exc.message
-        ) from None
+        raise MalformedMultipart(details=exc.message) from None
     text: dict[str, list[str]] = {}
     files: dict[str, list[UploadedFile]] = {}
     problems: dict[str, list[str]] = {}

@@ -15,8 +15,8 @@ from finplat.events.schemas import (
     EventResponse,
     TestEventResponse,
 )
+from finplat.http.routing import CurrentPrincipal, DbSession, api_router
 from finplat.kit.pagination import PageParams
-from finplat.routing import CurrentPrincipal, DbSession, api_router
 
 router = api_router(tags=["Events and webhooks"])
 

@@ -8,8 +8,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.kyc.review import apply_review
 from finplat.providers import inbound
-from finplat.providers.cardissuing.base import ACCOUNT_REVIEWED
-from finplat.providers.identity.base import APPLICANT_REVIEWED
+from finplat.providers.cards.port import ACCOUNT_REVIEWED
+from finplat.providers.identity.port import APPLICANT_REVIEWED
 from finplat.providers.names import BankProvider, ExternalProvider
 from finplat.provisioning import service as provider_accounts
 from finplat.provisioning import statuses as ps

@@ -6,6 +6,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from finplat.auth.principal import Principal
 from finplat.config import Settings
 from finplat.errors import error_responses
+from finplat.http.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 from finplat.kit.schemas import UserIdPath
 from finplat.kyc import service
 from finplat.kyc.schemas import (
@@ -19,10 +20,9 @@ from finplat.kyc.schemas import (
 )
 from finplat.kyc.service import KycSession
 from finplat.kyc.statuses import KycMethod
-from finplat.providers.identity.base import IdentityDocument
+from finplat.providers.identity.port import IdentityDocument
 from finplat.providers.registry import Providers
 from finplat.provisioning import status_report
-from finplat.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 
 router = api_router(tags=["KYC"])
 KYC_ERRORS = error_responses(400, 404, 409, 503)

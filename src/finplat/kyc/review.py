@@ -23,7 +23,7 @@ from finplat.kit.clock import utcnow
 from finplat.kyc import statuses
 from finplat.kyc.applicant_reference import user_id_of
 from finplat.kyc.repository import KycSubmissionRepository
-from finplat.providers.identity.base import RejectType, ReviewAnswer
+from finplat.providers.identity.port import RejectType, ReviewAnswer
 from finplat.providers.names import BankProvider, ExternalProvider
 from finplat.provisioning import service as provider_accounts
 from finplat.provisioning import statuses as ps

@@ -29,8 +29,8 @@ from finplat.kyc.models import KycSubmission
 from finplat.kyc.repository import KycSubmissionRepository
 from finplat.kyc.schemas import US_NATIONALITIES, KycQuestionnaire
 from finplat.kyc.statuses import KycMethod
-from finplat.providers.calls import call_provider
-from finplat.providers.identity.base import (
+from finplat.providers.calls import commit_then_call
+from finplat.providers.identity.port import (
     AccessToken,
     Applicant,
     ApplicantData,
@@ -119,7 +119,7 @@ async def _call(
     operation: str,
     call: Callable[[], Awaitable[T]],
 ) -> T:
-    return await call_provider(
+    return await commit_then_call(
         session,
         providers.policy,
         provider=ExternalProvider.IDENTITY.value,

@@ -98,6 +98,11 @@ class TransferExpired(Conflict):
     message = "The pending transfer expired; its reservation is released."
 
 
+class AccountNotFound(NotFound):
+    code = "ACCOUNT_NOT_FOUND"
+    message = "No ledger account with that id."
+
+
 @dataclass(frozen=True, slots=True)
 class Balance:
     account_id: int
@@ -190,7 +195,7 @@ async def balance(session: AsyncSession, *, company_id: int, account_id: int) ->
         session, company_id=company_id, account_ids=[account_id]
     )
     if account_id not in accounts:
-        raise NotFound("No ledger account with that id.", code="ACCOUNT_NOT_FOUND")
+        raise AccountNotFound()
     posted, pending_debits, pending_credits = await repository.balance_totals(
         session, account_id=account_id
     )

@@ -1,11 +1,11 @@
-"""Provider callbacks: the platform's log of those received, and the sandbox's queue of those
-it has yet to send."""
+"""Provider callbacks: the platform's log of those received (the sandbox's queue of those it
+has yet to send is `finplat.providers.sandbox.models.SandboxCallback`)."""
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import BigInteger, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy import BigInteger, Integer, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from finplat.db.base import Base, BigIntId
@@ -28,21 +28,3 @@ class ProviderCallback(Base):
     processed_at: Mapped[datetime | None] = mapped_column(default=None)
     # Times the same event arrived again after it was processed.
     duplicates: Mapped[int] = mapped_column(Integer, default=0)
-
-
-class SandboxCallback(Base):
-    """A callback a sandbox provider has decided to send (its own outbox)."""
-
-    __tablename__ = "sandbox_callbacks"
-    __table_args__ = (Index("ix_sandbox_callbacks_unsent", "sent_at", "due_at"),)
-
-    id: Mapped[int] = mapped_column(BigIntId, primary_key=True, autoincrement=True)
-    provider: Mapped[str] = mapped_column(String(16))
-    event_id: Mapped[str] = mapped_column(String(128), unique=True)
-    company_id: Mapped[int] = mapped_column(BigInteger)
-    type: Mapped[str] = mapped_column(String(64))
-    payload: Mapped[str] = mapped_column(Text)
-    created_at: Mapped[datetime] = mapped_column(default=utcnow)
-    due_at: Mapped[datetime] = mapped_column(default=utcnow)
-    sent_at: Mapped[datetime | None] = mapped_column(default=None)
-    attempts: Mapped[int] = mapped_column(Integer, default=0)

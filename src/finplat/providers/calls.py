@@ -40,7 +40,7 @@ class CallPolicy:
 
     @property
     def longest_call_seconds(self) -> float:
-        """The longest one `call_provider` can take: every attempt cut at the timeout, with
+        """The longest one `commit_then_call` can take: every attempt cut at the timeout, with
         the backoffs between them."""
         attempts = 1 + self.retries
         backoffs = sum(self.backoff_seconds * 2.0**i for i in range(self.retries))
@@ -55,7 +55,7 @@ class CallPolicy:
         )
 
 
-async def call_provider(
+async def commit_then_call(
     session: AsyncSession | None,
     policy: CallPolicy,
     *,
@@ -64,6 +64,11 @@ async def call_provider(
     call: Callable[[], Awaitable[T]],
     idempotent: bool,
 ) -> T:
+    """Commit the session's work, then call the provider: the one way a provider is called.
+
+    Whatever the caller wrote before the call is committed by it (a failed call rolls none of
+    it back), and whatever it reads after the call is read in a new transaction. `session` is
+    None only where the caller holds none."""
     if session is not None and session.in_transaction():
         await session.commit()
     attempts = 1 + (policy.retries if idempotent else 0)

@@ -35,7 +35,7 @@ class ProviderRejected(ApiError):
 class ProviderTechnicalError(Exception):
     """Raised by adapters for a transient technical failure (connection reset, 5xx).
 
-    Never reaches a client: `call_provider` retries idempotent calls and turns what remains
+    Never reaches a client: `commit_then_call` retries idempotent calls and turns what remains
     into `ProviderUnavailable`.
     """
 

@@ -1,7 +1,7 @@
 """The one inbound path for provider callbacks: verified, de-duplicated, processed once.
 
 A real provider's webhook (through `POST /api/v2/providers/{provider}/callbacks`) and the
-sandbox providers' callbacks (through `sandbox_delivery`) both end in `receive`.
+sandbox providers' callbacks (through `finplat.providers.sandbox.delivery`) both end in `receive`.
 
 Wire format: the body is `{"id", "type", "companyId", "createdAt", "data"}`; the header
 `X-Provider-Timestamp` is the Unix time (whole seconds) the provider signed it at, and

@@ -13,25 +13,24 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from finplat.config import Settings
 from finplat.errors import ServiceUnavailable
-from finplat.providers.banking.base import BankingProvider
-from finplat.providers.banking.sandbox import SandboxBanking
-from finplat.providers.banking_onboarding.base import BankingOnboarding
-from finplat.providers.banking_onboarding.sandbox import SandboxBankingOnboarding
-from finplat.providers.business_onboarding.base import BusinessOnboarding
-from finplat.providers.business_onboarding.sandbox import SandboxBusinessOnboarding
+from finplat.providers.banking.port import BankingProvider
+from finplat.providers.banking.sandbox.adapter import SandboxBanking
+from finplat.providers.banking_onboarding.port import BankingOnboarding
+from finplat.providers.banking_onboarding.sandbox.adapter import SandboxBankingOnboarding
+from finplat.providers.business_onboarding.port import BusinessOnboarding
+from finplat.providers.business_onboarding.sandbox.adapter import SandboxBusinessOnboarding
 from finplat.providers.calls import CallPolicy
-from finplat.providers.cardissuing.base import CardIssuer
-from finplat.providers.cardissuing.sandbox import SandboxCardIssuer
-from finplat.providers.cards.base import CardProgram
-from finplat.providers.cards.sandbox import SandboxCardProgram
-from finplat.providers.crypto.base import CryptoRail
-from finplat.providers.crypto.sandbox import SandboxCryptoRail
-from finplat.providers.funding.base import FundingRail
-from finplat.providers.funding.sandbox import SandboxFundingRail
-from finplat.providers.identity.base import IdentityVerification
-from finplat.providers.identity.sandbox import SandboxIdentityVerification
-from finplat.providers.switching.base import SwitchProvider
-from finplat.providers.switching.sandbox import SandboxSwitchProvider
+from finplat.providers.cards.port import CardIssuer, CardProgram
+from finplat.providers.cards.sandbox.adapter import SandboxCardProgram
+from finplat.providers.cards.sandbox.issuer import SandboxCardIssuer
+from finplat.providers.crypto.port import CryptoRail
+from finplat.providers.crypto.sandbox.adapter import SandboxCryptoRail
+from finplat.providers.funding.port import FundingRail
+from finplat.providers.funding.sandbox.adapter import SandboxFundingRail
+from finplat.providers.identity.port import IdentityVerification
+from finplat.providers.identity.sandbox.adapter import SandboxIdentityVerification
+from finplat.providers.switching.port import SwitchProvider
+from finplat.providers.switching.sandbox.adapter import SandboxSwitchProvider
 
 T = TypeVar("T")
 

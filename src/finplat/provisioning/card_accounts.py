@@ -16,18 +16,17 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 import structlog
-from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from finplat.db.tenancy import bind_company
 from finplat.db.unit_of_work import unit_of_work
 from finplat.errors import ApiError, Conflict
 from finplat.kyc.approval import require_base_approval
-from finplat.providers.calls import call_provider
-from finplat.providers.cardissuing.base import Cardholder, HolderAccount
+from finplat.providers.calls import commit_then_call
+from finplat.providers.cards.port import Cardholder, HolderAccount
 from finplat.providers.names import BankProvider
 from finplat.providers.registry import Providers, configured
-from finplat.provisioning import service, statuses
+from finplat.provisioning import repository, service, statuses
 from finplat.provisioning.holders import cardholder
 from finplat.provisioning.models import ProviderAccount
 from finplat.provisioning.selection import selected_providers
@@ -130,7 +129,7 @@ async def _open(
         open_account = configured(
             providers.switchprov, "No switch provider is configured."
         ).create_link
-    return await call_provider(
+    return await commit_then_call(
         session,
         providers.policy,
         provider=provider.value,
@@ -149,14 +148,13 @@ async def provision_waiting(
     """Open the card-provider accounts waiting since approval; returns how many opened. A
     failure leaves the account waiting for the next round (or the repair endpoint)."""
     async with unit_of_work(factory) as session:
-        stmt = select(ProviderAccount.company_id, ProviderAccount.user_id).where(
-            ProviderAccount.provider == BankProvider.CARDPROV.value,
-            ProviderAccount.provider_account_id.is_(None),
-            ProviderAccount.status_reason == AWAITING_PROVISIONING,
+        waiting = await repository.awaiting_account(
+            session,
+            provider=BankProvider.CARDPROV.value,
+            reason=AWAITING_PROVISIONING,
+            company_id=company_id,
+            limit=50,
         )
-        if company_id is not None:
-            stmt = stmt.where(ProviderAccount.company_id == company_id)
-        waiting = list((await session.execute(stmt.order_by(ProviderAccount.id).limit(50))).all())
     opened = 0
     for owner, user_id in waiting:
         try:

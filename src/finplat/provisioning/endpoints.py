@@ -1,12 +1,12 @@
 from __future__ import annotations
 
 from finplat.errors import error_responses
+from finplat.http.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 from finplat.kit.schemas import UserIdPath, UserIdQuery
 from finplat.providers.names import BankProvider, provider_type
 from finplat.provisioning import card_accounts
 from finplat.provisioning.schemas import BankingProvidersResponse, ProviderAccountResponse
 from finplat.provisioning.status_report import provider_statuses
-from finplat.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 
 router = api_router(tags=["Provisioning"])
 

@@ -7,8 +7,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.kyc.repository import KycSubmissionRepository
 from finplat.kyc.service import NO_IDENTITY_PROVIDER
-from finplat.providers.calls import call_provider
-from finplat.providers.cardissuing.base import Cardholder
+from finplat.providers.calls import commit_then_call
+from finplat.providers.cards.port import Cardholder
 from finplat.providers.names import BankProvider, ExternalProvider
 from finplat.providers.registry import Providers, configured
 from finplat.users.models import User
@@ -27,7 +27,7 @@ async def cardholder(
     if submission is not None:
         identity = configured(providers.identity, NO_IDENTITY_PROVIDER)
         applicant_id = submission.applicant_id
-        ssn = await call_provider(
+        ssn = await commit_then_call(
             session,
             providers.policy,
             provider=ExternalProvider.IDENTITY.value,

@@ -2,6 +2,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
 from finplat.db.dialect import for_update
 from finplat.db.repository import CompanyRepository
 from finplat.provisioning.models import ProviderAccount
@@ -30,3 +33,20 @@ class ProviderAccountRepository(CompanyRepository[ProviderAccount]):
             ProviderAccount.provider_account_id == account_id,
         )
         return (await self.session.execute(stmt)).scalar_one_or_none()
+
+
+async def awaiting_account(
+    session: AsyncSession, *, provider: str, reason: str, company_id: int | None, limit: int
+) -> list[tuple[int, int]]:
+    """`(company_id, user_id)` of the accounts at `provider` not opened yet and waiting for
+    `reason`, every company's unless `company_id` is given (the background job's query),
+    oldest first."""
+    stmt = select(ProviderAccount.company_id, ProviderAccount.user_id).where(
+        ProviderAccount.provider == provider,
+        ProviderAccount.provider_account_id.is_(None),
+        ProviderAccount.status_reason == reason,
+    )
+    if company_id is not None:
+        stmt = stmt.where(ProviderAccount.company_id == company_id)
+    found = await session.execute(stmt.order_by(ProviderAccount.id).limit(limit))
+    return [(owner, user_id) for owner, user_id in found]

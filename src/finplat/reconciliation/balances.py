@@ -26,7 +26,7 @@ from finplat.banking.models import BankingBalance, BankingBudget
 from finplat.db.tenancy import bind_company
 from finplat.db.unit_of_work import unit_of_work
 from finplat.ledger import repository as ledger_repository
-from finplat.providers.calls import call_provider
+from finplat.providers.calls import commit_then_call
 from finplat.providers.errors import ProviderRejected, ProviderUnavailable
 from finplat.providers.names import BankProvider
 from finplat.providers.registry import Providers
@@ -107,7 +107,7 @@ class BankprovBudgets:
             unchecked(NO_PROVIDER)
             return
         try:
-            found = await call_provider(
+            found = await commit_then_call(
                 None,
                 providers.policy,
                 provider=self.source,

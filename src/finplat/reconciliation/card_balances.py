@@ -43,15 +43,16 @@ from __future__ import annotations
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from finplat.cards import funding
-from finplat.cards.funding import FundingKind
+from finplat.cards import programs
+from finplat.cards.funding import service as funding
+from finplat.cards.funding.models import CardFunding
+from finplat.cards.funding.service import FundingKind
 from finplat.cards.models import Card
-from finplat.cards.models_funding import CardFunding
 from finplat.db.tenancy import bind_company
 from finplat.db.unit_of_work import unit_of_work
 from finplat.kit.money import from_minor
 from finplat.ledger import repository as ledger_repository
-from finplat.providers.cards.base import CardProgram
+from finplat.providers.cards.port import CardProgram
 from finplat.providers.errors import ProviderRejected, ProviderUnavailable
 from finplat.providers.registry import Providers
 from finplat.reconciliation import repository
@@ -120,7 +121,7 @@ class CardBalances:
             unchecked(NO_PROVIDER)
             return
         try:
-            seen = await funding.provider_view(None, providers, card)
+            seen = await programs.provider_view(None, providers, card)
         except (ProviderUnavailable, ProviderRejected) as exc:
             unchecked(exc.code)
             return

@@ -8,9 +8,9 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.banking.models import BankingBalance, BankingBudget
-from finplat.cards.funding import FundingStatus
+from finplat.cards.funding.models import CardFunding
+from finplat.cards.funding.service import FundingStatus
 from finplat.cards.models import Card
-from finplat.cards.models_funding import CardFunding
 from finplat.cards.status import CardStatus
 from finplat.ledger.models import LedgerBalance
 

@@ -6,17 +6,17 @@ from fastapi import Query, Request
 
 from finplat.config import Settings
 from finplat.errors import ValidationFailed, error_responses
+from finplat.http.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 from finplat.idempotency.http import IdempotencyKeyHeader, claim_request
 from finplat.kit.money import UnknownCurrency, normalize_currency
 from finplat.kit.schemas import UserIdPath
 from finplat.kyc.schemas import DetailedStatusResponse, SandboxKycDecision
 from finplat.ledger.schemas import BalanceResponse
-from finplat.providers import faults
 from finplat.providers.names import ExternalProvider
-from finplat.providers.operations import ProviderOperation
 from finplat.providers.registry import configured
+from finplat.providers.sandbox import faults
+from finplat.providers.sandbox.operations import ProviderOperation
 from finplat.provisioning.status_report import detailed_status, provider_statuses
-from finplat.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 from finplat.sandbox import funding
 from finplat.sandbox import kyc as sandbox_kyc
 from finplat.sandbox.faults import FaultList, FaultRequest, FaultResponse, FaultsCleared

@@ -13,9 +13,9 @@ from pydantic import (
 
 from finplat.kit.fields import WholeNumber
 from finplat.kit.schemas import RequestModel, ResponseModel
-from finplat.providers.faults import FaultMode, SandboxFault
 from finplat.providers.names import ExternalProvider
-from finplat.providers.operations import OPERATIONS, ProviderOperation
+from finplat.providers.sandbox.faults import FaultMode, SandboxFault
+from finplat.providers.sandbox.operations import OPERATIONS, ProviderOperation
 
 # The refusals a provider answers with. (Its 401, 408 and 429 are technical failures for the
 # platform — its own credentials, a timeout, a rate limit — which other modes simulate.)

@@ -24,9 +24,9 @@ from finplat.kit.money import Money, requested_amount
 from finplat.ledger import service as ledger
 from finplat.ledger.core import Leg
 from finplat.ledger.service import CompanyAccount
-from finplat.providers.calls import CallPolicy, call_provider
+from finplat.providers.calls import CallPolicy, commit_then_call
 from finplat.providers.errors import ProviderRejected
-from finplat.providers.funding.base import FundingRail
+from finplat.providers.funding.port import FundingRail
 
 MAX_FUNDING = Decimal("1000000000")  # per request, in major units
 # As long as a key is kept, so a retry within the key's life always finds its reservation.
@@ -86,7 +86,7 @@ async def fund_company(
         raise ProviderRejected()
     pending_id = int(claim.state["pending_id"])
     try:
-        confirmation = await call_provider(
+        confirmation = await commit_then_call(
             session,  # ends any read since the checkpoint: no lock across the call
             policy,
             provider=rail.name,

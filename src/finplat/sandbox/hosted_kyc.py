@@ -26,15 +26,15 @@ from fastapi import Request
 from fastapi.responses import HTMLResponse, Response
 from pydantic import Field, ValidationError
 
-from finplat.indexed_router import IndexedRouter
+from finplat.http.indexed_router import IndexedRouter
+from finplat.http.routing import CurrentProviders
 from finplat.kit.schemas import RequestModel
 from finplat.kyc.statuses import Outcome
-from finplat.providers.identity.sandbox import (
+from finplat.providers.identity.sandbox.adapter import (
     HOSTED_PAGE_PATH,
     InvalidAccessToken,
     SandboxIdentityVerification,
 )
-from finplat.routing import CurrentProviders
 from finplat.sandbox.kyc import REVIEW_OF_OUTCOME
 
 SCRIPT_PATH = f"{HOSTED_PAGE_PATH}.js"

@@ -10,11 +10,11 @@ from finplat.business import service as business
 from finplat.errors import Conflict, ServiceUnavailable, ValidationFailed
 from finplat.kyc import service as kyc
 from finplat.kyc.statuses import Outcome
-from finplat.providers import sandbox_delivery
-from finplat.providers.cardissuing.base import AccountReviewSimulation
-from finplat.providers.identity.base import IdentityReviewSimulation, RejectType, ReviewAnswer
+from finplat.providers.cards.port import AccountReviewSimulation
+from finplat.providers.identity.port import IdentityReviewSimulation, RejectType, ReviewAnswer
 from finplat.providers.names import BankProvider
 from finplat.providers.registry import Providers
+from finplat.providers.sandbox import delivery as sandbox_delivery
 from finplat.provisioning import card_accounts
 from finplat.provisioning import service as provider_accounts
 from finplat.provisioning.holders import reference

@@ -3,8 +3,8 @@ from __future__ import annotations
 from fastapi import status
 
 from finplat.errors import error_responses
+from finplat.http.routing import CurrentPrincipal, DbSession, api_router
 from finplat.kit.schemas import TierIdPath
-from finplat.routing import CurrentPrincipal, DbSession, api_router
 from finplat.tiers import service
 from finplat.tiers.schemas import CardProductResponse, CardTierResponse, TierList, TierResponse
 

@@ -8,9 +8,9 @@ from typing import Annotated
 from fastapi import Path, Query
 
 from finplat.errors import error_responses
+from finplat.http.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 from finplat.kit.pagination import PageParams
 from finplat.kit.schemas import MAX_ID, PARAMETER_ID
-from finplat.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 from finplat.transactions import service
 from finplat.transactions.kinds import TransactionStatus, TransactionType
 from finplat.transactions.schemas import (

@@ -2,7 +2,7 @@
 
 Each money-moving domain registers how to refresh its own transaction type
 (`@refresher(TransactionType.PAYOUT)`); `GET /api/v2/transactions/{id}` and reconciliation
-both go through `refresh`. A refresher calls the provider through `call_provider` (which
+both go through `refresh`. A refresher calls the provider through `commit_then_call` (which
 commits first: no lock is held while waiting), then settles the transaction and its ledger
 reservation in the session, flushing only.
 """

@@ -8,7 +8,7 @@ from pydantic import Field
 from finplat.kit.money import DecimalAmount, from_minor
 from finplat.kit.pagination import Page
 from finplat.kit.schemas import ResponseModel
-from finplat.providers.banking.payments_port import PaymentStatus
+from finplat.providers.banking.port import PaymentStatus
 from finplat.providers.names import BankProvider
 from finplat.transactions.kinds import TransactionStatus, TransactionType
 from finplat.transactions.models import Transaction

@@ -25,8 +25,8 @@ from finplat.errors import ApiError, NotFound, ServiceUnavailable
 from finplat.kit.clock import utcnow
 from finplat.kit.pagination import PageRequest, PageSlice, fetch_page
 from finplat.kit.schemas import MAX_ID
-from finplat.providers.banking.payments_port import PaymentConfirmation
-from finplat.providers.calls import call_provider
+from finplat.providers.banking.port import PaymentConfirmation
+from finplat.providers.calls import commit_then_call
 from finplat.providers.errors import ProviderRejected, ProviderUnavailable
 from finplat.providers.names import BankProvider
 from finplat.providers.registry import Providers, configured
@@ -299,7 +299,7 @@ async def payment_confirmation(
     banking = configured(providers.banking, NO_BANKING)
     reference = transaction.provider_reference
     try:
-        confirmation = await call_provider(
+        confirmation = await commit_then_call(
             session,
             providers.policy,
             provider=BankProvider.BANKPROV.value,

@@ -5,10 +5,10 @@ from typing import Annotated
 from fastapi import Query, status
 
 from finplat.errors import error_responses
+from finplat.http.routing import CurrentPrincipal, DbSession, api_router
 from finplat.kit.fields import SAFE_TEXT_PATTERN
 from finplat.kit.pagination import PageParams
 from finplat.kit.schemas import UserIdPath
-from finplat.routing import CurrentPrincipal, DbSession, api_router
 from finplat.users import service
 from finplat.users.schemas import TierSelection, UserCreate, UserPage, UserResponse
 

@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import func, select
 
 from finplat.ledger.verification import verify
-from finplat.providers.banking.fx_models import SandboxBankprovFxTrade
+from finplat.providers.banking.sandbox.models import SandboxBankprovFxTrade
 from finplat.transactions.kinds import TransactionType
 from finplat.transactions.models import Transaction
 from tests.banking.fx.steps import execute, quoted

@@ -18,7 +18,7 @@ from finplat.banking.payees.models import Payee, PayeeStatus
 from finplat.banking.payees.repository import expire_unconfirmed
 from finplat.jobs import maintenance_once
 from finplat.kit.clock import set_clock
-from finplat.providers.banking.payees_models import SandboxBankprovPayee
+from finplat.providers.banking.sandbox.models import SandboxBankprovPayee
 from tests.banking.payees.steps import (
     SEPA_IBAN,
     confirm,

@@ -14,7 +14,7 @@ import pytest
 
 from finplat.banking.payouts.approvals import MAX_ATTEMPTS
 from finplat.ledger.verification import verify
-from finplat.providers.banking.sandbox_payments import SandboxPayments
+from finplat.providers.banking.sandbox.payments import SandboxPayments
 from tests.banking.payouts.steps import (
     approved,
     balance,

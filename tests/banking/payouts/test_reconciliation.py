@@ -13,8 +13,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.config import Settings
 from finplat.kit.clock import set_clock
-from finplat.providers.banking.payments_port import PaymentStatus
-from finplat.providers.banking.sandbox_payments import SandboxPaymentSimulation
+from finplat.providers.banking.port import PaymentStatus
+from finplat.providers.banking.sandbox.payments import SandboxPaymentSimulation
 from finplat.transactions import refresh
 from finplat.transactions import service as transactions
 from finplat.transactions.models import Transaction

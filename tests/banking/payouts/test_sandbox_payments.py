@@ -8,8 +8,8 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from finplat.providers.banking.payments_port import PaymentStatus
-from finplat.providers.banking.sandbox_payments import quote
+from finplat.providers.banking.port import PaymentStatus
+from finplat.providers.banking.sandbox.payments import quote
 from finplat.providers.errors import ProviderRejected
 from finplat.transactions import service as transactions
 from tests.banking.payouts.steps import pay, payout_setup, terms

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from finplat.ledger.verification import verify
-from finplat.providers.banking.sandbox_budgets import SandboxBankingCore
+from finplat.providers.banking.sandbox.budgets import SandboxBankingCore
 from tests.banking.steps import available, create_budget, credit, funded_user
 from tests.banking.transfers.steps import master_available, transfer
 from tests.databases import backend

@@ -10,9 +10,9 @@ import httpx
 from fastapi import FastAPI
 from sqlalchemy import select, update
 
-from finplat.cards import funding
+from finplat.cards.funding import service as funding
+from finplat.cards.funding.models import CardFunding
 from finplat.cards.models import Card
-from finplat.cards.models_funding import CardFunding
 from finplat.cards.status import CardStatus
 from finplat.events.envelope import data_of
 from finplat.events.models import Event

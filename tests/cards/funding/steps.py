@@ -10,7 +10,7 @@ from fastapi import FastAPI
 from sqlalchemy import select, update
 
 from finplat.cards.models import Card
-from finplat.providers.cards.models import SandboxCardprovCard
+from finplat.providers.cards.sandbox.models import SandboxCardprovCard
 from tests.cards.steps import approved_card_user, ordered_card
 
 

@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 from fastapi import FastAPI
 
-from finplat.cards import funding
+from finplat.cards import programs
 from finplat.cards.models import Card
 from tests.cards.funding.outcome_steps import (
     cancel,
@@ -186,8 +186,8 @@ async def _provider_cancels_unreported(app: FastAPI, card: dict[str, Any]) -> No
     async with app.state.session_factory() as session:
         found = await session.get(Card, card["Id"])
     assert found is not None
-    simulation = funding.simulation_of(app.state.providers, found, what="a test")
-    ref = funding.provider_card_id(found)
+    simulation = programs.simulation_of(app.state.providers, found, what="a test")
+    ref = programs.provider_card_id(found)
     await simulation.cancel_on_its_own(company_id=found.company_id, card_id=ref)
 
 

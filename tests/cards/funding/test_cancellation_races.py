@@ -17,9 +17,9 @@ import pytest
 from sqlalchemy import select
 
 from finplat.ledger.verification import verify
-from finplat.providers.cards.base import CardAction
-from finplat.providers.cards.models import SandboxCardprovCard
-from finplat.providers.cards.sandbox import SandboxCardProgram
+from finplat.providers.cards.port import CardAction
+from finplat.providers.cards.sandbox.adapter import SandboxCardProgram
+from finplat.providers.cards.sandbox.models import SandboxCardprovCard
 from finplat.reconciliation import service as reconciliation
 from tests.cards.funding.outcome_steps import cancel, deleted_events
 from tests.cards.funding.steps import (

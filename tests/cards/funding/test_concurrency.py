@@ -9,7 +9,7 @@ from decimal import Decimal
 import pytest
 from sqlalchemy import func, select
 
-from finplat.cards.models_funding import CardFunding
+from finplat.cards.funding.models import CardFunding
 from finplat.ledger.models import LedgerTransfer
 from finplat.ledger.verification import verify
 from finplat.reconciliation import service as reconciliation

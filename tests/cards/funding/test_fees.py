@@ -8,7 +8,7 @@ from decimal import Decimal
 from hypothesis import given
 from hypothesis import strategies as st
 
-from finplat.cards.fees import fee_of
+from finplat.cards.funding.fees import fee_of
 
 amounts = st.integers(min_value=500, max_value=25_000_000)
 percents = st.decimals(min_value=0, max_value=100, places=3, allow_nan=False)

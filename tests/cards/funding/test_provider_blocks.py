@@ -1,6 +1,6 @@
 """Decline-fee blocks the card provider does not confirm: the decline and the fee owed stand,
 and the background job repeats the block until the provider agrees with the local status
-(`finplat.cards.provider_blocks`)."""
+(`finplat.cards.funding.provider_blocks`)."""
 
 from __future__ import annotations
 
@@ -14,13 +14,13 @@ import structlog
 from fastapi import FastAPI
 
 from finplat import jobs
-from finplat.cards import provider_blocks
+from finplat.cards.funding import provider_blocks
 from finplat.cards.models import Card
 from finplat.config import Settings
 from finplat.kit.clock import utcnow
-from finplat.providers import sandbox_delivery
-from finplat.providers.callbacks import SandboxCallback
-from finplat.providers.cards.base import CardAction, ProviderCardStatus
+from finplat.providers.cards.port import CardAction, ProviderCardStatus
+from finplat.providers.sandbox import delivery as sandbox_delivery
+from finplat.providers.sandbox.models import SandboxCallback
 from tests.cards.funding.steps import active_card, purchase, set_fees, topup
 from tests.cards.steps import card_detail, control
 from tests.onboarding import set_fault

@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 from fastapi import FastAPI
 
-from finplat.cards.funding import FundingKind, FundingStatus
+from finplat.cards.funding.service import FundingKind, FundingStatus
 from finplat.ledger.verification import verify
 from finplat.reconciliation.cancelled_cards import CARD_CANCELLATION_RETURN
 from finplat.reconciliation.service import reconcile

@@ -11,7 +11,7 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from finplat.cards.funding import FundingStatus
+from finplat.cards.funding.service import FundingStatus
 from finplat.providers.errors import ProviderTimeout
 from tests.cards.funding.outcome_steps import (
     another_caller_asks_the_provider,

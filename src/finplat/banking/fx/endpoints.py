@@ -16,11 +16,11 @@ from finplat.banking.fx.schemas import (
 )
 from finplat.banking.schemas import OptionalUserIdQuery
 from finplat.errors import error_responses
+from finplat.http.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 from finplat.idempotency.http import IdempotencyKeyHeader, claim_request
 from finplat.kit.schemas import UserIdQuery
-from finplat.providers.banking.fx_port import FixedSide
+from finplat.providers.banking.port import FixedSide
 from finplat.providers.registry import Providers, configured
-from finplat.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 
 router = api_router(tags=["Banking"])
 

@@ -7,7 +7,7 @@ import structlog
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.banking.fx import service
-from finplat.providers.calls import call_provider
+from finplat.providers.calls import commit_then_call
 from finplat.providers.errors import ProviderUnavailable
 from finplat.providers.registry import Providers
 from finplat.transactions.kinds import TransactionType
@@ -29,7 +29,7 @@ async def refresh_fx_trade(
         return
     company_id = transaction.company_id
     try:
-        trade = await call_provider(
+        trade = await commit_then_call(
             session,
             providers.policy,
             provider=service.PROVIDER,

@@ -13,8 +13,8 @@ from finplat.banking.identifiers import QUOTE_ID_PATTERN
 from finplat.banking.schemas import AccountIdField, BudgetCurrency, BudgetIdField
 from finplat.kit.money import AmountRange, DecimalAmount, exponent, from_minor, schema_number
 from finplat.kit.schemas import RequestModel, ResponseModel
-from finplat.providers.banking.base import BUDGET_CURRENCIES
-from finplat.providers.banking.fx_port import FixedSide as Side
+from finplat.providers.banking.port import BUDGET_CURRENCIES
+from finplat.providers.banking.port import FixedSide as Side
 from finplat.providers.names import BankProvider
 from finplat.transactions.kinds import TransactionStatus
 from finplat.transactions.models import Transaction

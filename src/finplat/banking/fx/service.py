@@ -44,9 +44,8 @@ from finplat.kit.money import from_minor, requested_amount
 from finplat.ledger import service as ledger
 from finplat.ledger.core import Leg
 from finplat.ledger.service import CompanyAccount, TransferAlreadyResolved
-from finplat.providers.banking.base import BankingProvider
-from finplat.providers.banking.fx_port import FixedSide, ProviderTrade, TradeStatus
-from finplat.providers.calls import CallPolicy, call_provider
+from finplat.providers.banking.port import BankingProvider, FixedSide, ProviderTrade, TradeStatus
+from finplat.providers.calls import CallPolicy, commit_then_call
 from finplat.providers.errors import ProviderRejected, ProviderUnavailable
 from finplat.providers.names import BankProvider
 from finplat.providers.registry import Providers, configured
@@ -92,6 +91,10 @@ class QuoteExpired(Conflict):
 class QuoteAlreadyExecuted(Conflict):
     code = "QUOTE_ALREADY_EXECUTED"
     message = "The quote was already executed; ask for a new one."
+
+
+class TradeRejected(ApiError):
+    """The provider's refusal of a trade, replayed when the rejected trade is resumed."""
 
 
 @dataclass(frozen=True)
@@ -152,7 +155,7 @@ async def request_quote(
         )
     provider_budget_id = budget.provider_budget_id
     try:
-        provided = await call_provider(
+        provided = await commit_then_call(
             session,
             providers.policy,
             provider=PROVIDER,
@@ -281,7 +284,7 @@ async def execute(
         await idempotency.checkpoint(session, claim, claim.recovery_point)
     if claim.recovery_point == REJECTED:
         refusal = claim.state.get("refusal") or {}
-        raise ApiError(
+        raise TradeRejected(
             refusal.get("message"), status=refusal.get("status"), code=refusal.get("code")
         )
     transaction = await transactions.get(
@@ -291,7 +294,7 @@ async def execute(
     assert provider_key is not None
     provider_quote_id = quote.provider_quote_id
     try:
-        trade = await call_provider(
+        trade = await commit_then_call(
             session,  # ends any read since the checkpoint: no lock across the call
             providers.policy,
             provider=PROVIDER,

@@ -22,11 +22,11 @@ from finplat.banking.payees.schemas import (
     RequiredFieldsResponse,
 )
 from finplat.errors import error_responses
+from finplat.http.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 from finplat.idempotency.http import IdempotencyKeyHeader, claim_request
 from finplat.kit.pagination import PageParams
 from finplat.kit.schemas import UserIdQuery
 from finplat.providers.registry import configured
-from finplat.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 
 router = api_router(tags=["Banking"])
 

@@ -36,8 +36,8 @@ from finplat.errors import ApiError, Conflict, NotFound, ValidationFailed
 from finplat.events import service as events
 from finplat.kit.clock import utcnow
 from finplat.kit.pagination import PageRequest, PageSlice, fetch_page
-from finplat.providers.banking.payees_port import PayeeDetails, PayeesPort, ProviderPayee
-from finplat.providers.calls import CallPolicy, call_provider
+from finplat.providers.banking.port import PayeeDetails, PayeesPort, ProviderPayee
+from finplat.providers.calls import CallPolicy, commit_then_call
 from finplat.providers.names import BankProvider
 from finplat.users import service as users
 
@@ -307,7 +307,7 @@ async def verify(
         raise InvalidVerificationToken()
     details = _details(payee)
     account_id, key = payee.account_id, registration_key(payee)
-    registered = await call_provider(  # commits first: the accepted token is kept
+    registered = await commit_then_call(  # commits first: the accepted token is kept
         session,
         policy,
         provider=PROVIDER,
@@ -391,7 +391,7 @@ async def delete(
     if removed is None and payee.token_accepted_at is not None:
         # Confirmed, but the registration's answer was lost: the provider may have it.
         key = registration_key(payee)
-        found = await call_provider(
+        found = await commit_then_call(
             session,
             policy,
             provider=PROVIDER,
@@ -421,7 +421,7 @@ async def _remove_at_provider(
     company_id: int,
     provider_payee_id: str,
 ) -> None:
-    await call_provider(
+    await commit_then_call(
         session,
         policy,
         provider=PROVIDER,

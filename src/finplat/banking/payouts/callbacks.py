@@ -28,7 +28,7 @@ from finplat.banking.payouts.repository import PayoutTransactionRepository
 from finplat.events import service as events
 from finplat.kit.fields import SafeText
 from finplat.providers import inbound
-from finplat.providers.banking.payments_port import (
+from finplat.providers.banking.port import (
     BATCH_ORDER_CANCELLED,
     BATCH_STATUS_CHANGED,
     PAYMENT_STATUS_CHANGED,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from fastapi import Request, status
 
-from finplat import path_ids  # noqa: F401 - registers the {name:id} convertor
 from finplat.banking import accounts
 from finplat.banking.payouts import approvals, service
 from finplat.banking.payouts.schemas import (
@@ -20,11 +19,12 @@ from finplat.banking.payouts.schemas import (
 )
 from finplat.banking.schemas import OptionalUserIdQuery
 from finplat.errors import ServiceUnavailable, error_responses
+from finplat.http import path_ids  # noqa: F401 - registers the {name:id} convertor
+from finplat.http.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 from finplat.idempotency.http import IdempotencyKeyHeader, claim_request
 from finplat.kit.money import from_minor
 from finplat.kit.schemas import UserIdQuery
 from finplat.providers.errors import ProviderRejected, ProviderUnavailable
-from finplat.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 from finplat.transactions import refresh
 
 router = api_router(tags=["Banking"])

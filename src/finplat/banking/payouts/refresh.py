@@ -16,8 +16,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.banking.payouts import settlement
 from finplat.kit.clock import utcnow
-from finplat.providers.banking.payments_port import ProviderPayment
-from finplat.providers.calls import call_provider
+from finplat.providers.banking.port import ProviderPayment
+from finplat.providers.calls import commit_then_call
 from finplat.providers.names import BankProvider
 from finplat.providers.registry import Providers, configured
 from finplat.transactions.kinds import TransactionType
@@ -37,7 +37,7 @@ async def refresh_payout(session: AsyncSession, providers: Providers, tx: Transa
     payment: ProviderPayment | None
     if reference is not None:
         payment_id = reference
-        payment = await call_provider(
+        payment = await commit_then_call(
             session,
             providers.policy,
             provider=PROVIDER,
@@ -47,7 +47,7 @@ async def refresh_payout(session: AsyncSession, providers: Providers, tx: Transa
         )
     elif key is not None:
         provider_key = key
-        payment = await call_provider(
+        payment = await commit_then_call(
             session,
             providers.policy,
             provider=PROVIDER,

@@ -41,9 +41,8 @@ from finplat.kit.money import from_minor, requested_amount
 from finplat.ledger import service as ledger
 from finplat.ledger.core import Leg
 from finplat.ledger.service import CompanyAccount
-from finplat.providers.banking.base import BankingProvider
-from finplat.providers.banking.payments_port import PaymentPrice, ProviderPayment
-from finplat.providers.calls import call_provider
+from finplat.providers.banking.port import BankingProvider, PaymentPrice, ProviderPayment
+from finplat.providers.calls import commit_then_call
 from finplat.providers.errors import ProviderRejected, ProviderUnavailable
 from finplat.providers.names import BankProvider
 from finplat.providers.registry import Providers, configured
@@ -150,7 +149,7 @@ async def check(
     terms = resolved.terms
     provider_budget_id = resolved.budget.provider_budget_id
     method = resolved.payee.payment_method
-    price = await call_provider(
+    price = await commit_then_call(
         session,
         providers.policy,
         provider=PROVIDER,
@@ -334,7 +333,7 @@ async def _submit(
     debit_currency = str(meta["debitCurrency"])
     reference = meta.get("reference")
     try:
-        payment: ProviderPayment = await call_provider(
+        payment: ProviderPayment = await commit_then_call(
             session,
             providers.policy,
             provider=PROVIDER,

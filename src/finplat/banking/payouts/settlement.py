@@ -25,7 +25,7 @@ from finplat.events import service as events
 from finplat.kit.clock import utcnow
 from finplat.kit.money import from_minor
 from finplat.ledger import service as ledger
-from finplat.providers.banking.payments_port import PaymentStatus, ProviderPayment
+from finplat.providers.banking.port import PaymentStatus, ProviderPayment
 from finplat.providers.names import BankProvider
 from finplat.transactions import service as transactions
 from finplat.transactions.kinds import FINAL_STATUSES, TransactionStatus

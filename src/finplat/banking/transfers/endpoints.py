@@ -12,11 +12,11 @@ from finplat.banking.transfers.schemas import (
     BudgetTransferResponse,
 )
 from finplat.errors import ValidationFailed, error_responses
+from finplat.http.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 from finplat.idempotency import service as idempotency
 from finplat.idempotency.http import IdempotencyKeyHeader, claim_request
 from finplat.kit.schemas import UserIdQuery
 from finplat.providers.registry import configured
-from finplat.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 
 router = api_router(tags=["Banking"])
 

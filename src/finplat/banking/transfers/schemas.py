@@ -14,7 +14,7 @@ from finplat.banking.schemas import AccountIdField, BudgetCurrency, BudgetIdFiel
 from finplat.kit.fields import SafeText
 from finplat.kit.money import AmountRange, DecimalAmount, exponent, from_minor, schema_number
 from finplat.kit.schemas import RequestModel, ResponseModel
-from finplat.providers.banking.base import BUDGET_CURRENCIES
+from finplat.providers.banking.port import BUDGET_CURRENCIES
 from finplat.providers.names import BankProvider
 from finplat.transactions.kinds import TransactionStatus
 from finplat.transactions.models import Transaction

@@ -39,9 +39,8 @@ from finplat.kit.money import Money, exact_json_numbers, requested_amount
 from finplat.ledger import service as ledger
 from finplat.ledger.core import Leg
 from finplat.ledger.service import CompanyAccount
-from finplat.providers.banking.base import BankingProvider
-from finplat.providers.banking.transfers_port import ProviderTransfer, ProviderTransferStatus
-from finplat.providers.calls import CallPolicy, call_provider
+from finplat.providers.banking.port import BankingProvider, ProviderTransfer, ProviderTransferStatus
+from finplat.providers.calls import CallPolicy, commit_then_call
 from finplat.providers.errors import ProviderRejected, ProviderUnavailable
 from finplat.providers.names import BankProvider
 from finplat.provisioning import statuses
@@ -400,7 +399,7 @@ async def _call_provider(
     assert tx.provider_key is not None
     key = tx.provider_key
     try:
-        result = await call_provider(
+        result = await commit_then_call(
             session,
             policy,
             provider=PROVIDER,
@@ -475,7 +474,7 @@ async def refresh(
         return
     company_id, key = tx.company_id, tx.provider_key
     try:
-        found = await call_provider(
+        found = await commit_then_call(
             session,
             policy,
             provider=PROVIDER,

@@ -1,0 +1,73 @@
+"""Every router the application serves, in one list: the API's own, always on, and the
+sandbox's, served only while the sandbox providers run (`FINPLAT_SANDBOX`).
+
+A new endpoint module is added here and nowhere else; `finplat.app` includes these lists.
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from finplat.banking.endpoints import router as banking_router
+from finplat.banking.fx.endpoints import router as fx_router
+from finplat.banking.payees.endpoints import router as payees_router
+from finplat.banking.payouts.endpoints import router as payouts_router
+from finplat.banking.transfers.endpoints import router as transfers_router
+from finplat.bankprov_onboarding.endpoints import router as bankprov_onboarding_router
+from finplat.business.endpoints import router as business_router
+from finplat.cards.controls.endpoints import router as card_controls_router
+from finplat.cards.endpoints import router as cards_router
+from finplat.cards.funding.endpoints import router as card_funding_router
+from finplat.cards.physical.endpoints import router as physical_cards_router
+from finplat.companies.endpoints import router as company_router
+from finplat.events.endpoints import router as events_router
+from finplat.http.health import router as health_router
+from finplat.kyc.endpoints import router as kyc_router
+from finplat.providers.endpoints import router as provider_callbacks_router
+from finplat.provisioning.endpoints import router as provisioning_router
+from finplat.sandbox.banking.endpoints import router as sandbox_banking_router
+from finplat.sandbox.banking.payout_endpoints import router as sandbox_payouts_router
+from finplat.sandbox.cards.authorization_endpoints import router as card_authorizations_router
+from finplat.sandbox.cards.deposit_endpoints import router as card_deposit_router
+from finplat.sandbox.cards.endpoints import router as sandbox_cards_router
+from finplat.sandbox.cards.widget_page import router as card_widget_router
+from finplat.sandbox.endpoints import router as sandbox_router
+from finplat.sandbox.hosted_kyc import router as hosted_kyc_router
+from finplat.tiers.endpoints import router as tiers_router
+from finplat.transactions.endpoints import router as transactions_router
+from finplat.users.endpoints import router as users_router
+
+# The OpenAPI document lists the operations in this order.
+ROUTERS: tuple[APIRouter, ...] = (
+    health_router,
+    users_router,
+    tiers_router,
+    company_router,
+    events_router,
+    kyc_router,
+    provisioning_router,
+    provider_callbacks_router,
+    bankprov_onboarding_router,
+    business_router,
+    banking_router,
+    payees_router,
+    fx_router,
+    payouts_router,
+    transfers_router,
+    transactions_router,
+    card_funding_router,
+    physical_cards_router,
+    cards_router,
+    card_controls_router,
+)
+
+SANDBOX_ROUTERS: tuple[APIRouter, ...] = (
+    sandbox_router,
+    hosted_kyc_router,
+    sandbox_banking_router,
+    sandbox_payouts_router,
+    card_authorizations_router,
+    card_deposit_router,
+    sandbox_cards_router,
+    card_widget_router,
+)

@@ -1,0 +1,125 @@
+"""Every error leaves in the spec's standard body: typed `ApiError`s as they are, and what
+FastAPI and Starlette raise themselves (request validation, unknown routes, wrong methods)
+translated to the same shape with the right status."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
+
+from finplat.errors import (
+    ApiError,
+    DuplicateField,
+    InvalidAmount,
+    MalformedJson,
+    MethodNotAllowed,
+    RouteNotFound,
+    UnsupportedMediaType,
+    ValidationFailed,
+    error_response,
+)
+from finplat.http.routing import served_routes
+from finplat.kit.money import INVALID_AMOUNT_ERROR
+from finplat.kit.schemas import DUPLICATE_FIELD_ERROR
+
+
+class FrameworkHttpError(ApiError):
+    """Any other HTTP error the framework raises itself, with its status and detail."""
+
+    code = "HTTP_ERROR"
+
+
+_REQUEST_PARTS = {"body", "query", "path", "header", "cookie"}
+
+
+def _field_key(loc: tuple[Any, ...]) -> str:
+    parts = list(loc[1:] if loc and loc[0] in _REQUEST_PARTS else loc)
+    if not parts:
+        return "Body"
+    return ".".join(p[:1].upper() + p[1:] if isinstance(p, str) else str(p) for p in parts)
+
+
+def _message(error: dict[str, Any]) -> str:
+    if error.get("type") == "extra_forbidden":
+        return "Unknown field."
+    if error.get("type") == "missing":
+        return "Field required."
+    message = str(error.get("msg", "Invalid value."))
+    return message.removeprefix("Value error, ")
+
+
+def validation_error(exc: RequestValidationError) -> ApiError:
+    errors = list(exc.errors())
+    for error in errors:
+        if error.get("type") == "json_invalid":
+            reason = (error.get("ctx") or {}).get("error")
+            return MalformedJson(details=str(reason) if reason else None)
+    fields: dict[str, list[str]] = {}
+    for error in errors:
+        loc = tuple(error.get("loc", ()))
+        if error.get("type") == DUPLICATE_FIELD_ERROR:
+            # Raised for the object that holds the field: name the field itself.
+            for name in (error.get("ctx") or {}).get("fields", ()):
+                fields.setdefault(_field_key((*loc, name)), []).append(_message(error))
+        else:
+            fields.setdefault(_field_key(loc), []).append(_message(error))
+    if errors and all(e.get("type") == INVALID_AMOUNT_ERROR for e in errors):
+        return InvalidAmount(validation_errors=fields)
+    if errors and all(e.get("type") == DUPLICATE_FIELD_ERROR for e in errors):
+        return DuplicateField(validation_errors=fields)
+    return ValidationFailed(validation_errors=fields)
+
+
+def _body_sent_as_non_json(request: Request, exc: RequestValidationError) -> bool:
+    """A JSON body route got a body it could not read as JSON because of its content type.
+
+    FastAPI then validates the raw bytes, which fails at the body root.
+    """
+    content_type = request.headers.get("content-type", "").lower()
+    if not content_type or "json" in content_type:
+        return False
+    return any(tuple(e.get("loc", ())) == ("body",) for e in exc.errors())
+
+
+def _methods_for_path(app: FastAPI, scope: Any) -> list[str]:
+    """Every method served at the request's path: Starlette's own 405 names only the first
+    route that matched the path, not all of them."""
+    methods: set[str] = set()
+    for route in served_routes(app.routes):
+        match, _ = route.matches({**scope, "method": "GET"})
+        if match is not Match.NONE:
+            methods |= getattr(route, "methods", None) or set()
+    return sorted(methods - {"HEAD"})
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    async def on_api_error(_: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, ApiError)
+        return error_response(exc)
+
+    async def on_validation_error(request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, RequestValidationError)
+        if _body_sent_as_non_json(request, exc):
+            return error_response(UnsupportedMediaType())
+        return error_response(validation_error(exc))
+
+    async def on_http_error(request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, StarletteHTTPException)
+        headers = dict(exc.headers) if exc.headers else None
+        if exc.status_code == 404:
+            return error_response(RouteNotFound(headers=headers))
+        if exc.status_code == 405:
+            allowed = ", ".join(_methods_for_path(app, request.scope))
+            return error_response(MethodNotAllowed(headers={"Allow": allowed}))
+        return error_response(
+            FrameworkHttpError(str(exc.detail), status=exc.status_code, headers=headers)
+        )
+
+    app.add_exception_handler(ApiError, on_api_error)
+    app.add_exception_handler(RequestValidationError, on_validation_error)
+    app.add_exception_handler(StarletteHTTPException, on_http_error)

@@ -1,0 +1,1 @@
+"""The sandbox simulator of this capability: its adapter and, in models.py, its own tables."""

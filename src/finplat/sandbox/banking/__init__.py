@@ -1,0 +1,2 @@
+"""The sandbox banking simulations: incoming credits to a budget, payouts and payment batches
+moved on."""
