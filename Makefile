@@ -20,11 +20,15 @@ run: install
 	$(VENV)/bin/finplat serve --host 127.0.0.1 --port 8000
 
 # Runs against the embedded SQLite database unless FINPLAT_TEST_DATABASE_URL names a PostgreSQL
-# server (a fresh database is created on it for the run and dropped afterwards).
+# server (a fresh database is created on it for the run and dropped afterwards). The browser
+# tests need Debian's Chromium: installed here when this user may (root or passwordless sudo);
+# otherwise one line says how, and those tests skip.
 test: install
+	@.ci/install-chromium || true
 	FINPLAT_TEST_DATABASE_URL=$(FINPLAT_TEST_DATABASE_URL) $(PY) -m pytest -q $(PYTEST_ARGS)
 
 test-postgres: install
+	@.ci/install-chromium || true
 	FINPLAT_TEST_DATABASE_URL=postgresql+asyncpg://postgres@127.0.0.1:5432/test $(PY) -m pytest -q $(PYTEST_ARGS)
 
 # The long schema-driven fuzzing profile (many more examples, stateful sequences). Prints its
