@@ -11,6 +11,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from finplat.companies.models import WEBHOOK_SECRET_PURPOSE
+from finplat.db.migrate import head_revision
 from finplat.sealing.keyring import SecretKeyring, new_key
 from tests.databases import scratch_database
 from tests.factories import user_payload
@@ -121,3 +122,15 @@ async def test_without_the_sandbox_the_cli_refuses_to_start_without_a_secret_key
     assert code == 2
     assert err.startswith("error: FINPLAT_SECRET_KEY is required when the sandbox is off")
     assert "Traceback" not in err
+
+
+async def test_migrate_names_each_migration_it_applies_then_says_it_is_up_to_date() -> None:
+    async with scratch_database("cli") as url:
+        env = environment(url)
+        first = (await run_cli(env, "migrate"))[1].splitlines()
+        again = (await run_cli(env, "migrate"))[1].splitlines()
+    head = head_revision()
+    assert first[0].startswith("applied 0001: ")
+    assert first[-2].startswith(f"applied {head}: ")
+    assert first[-1] == f"database is up to date (revision {head})"
+    assert again == [f"database is already up to date (revision {head})"]

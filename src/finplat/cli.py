@@ -21,7 +21,7 @@ from finplat.auth.principal import authenticate
 from finplat.companies import service as companies
 from finplat.config import MissingSecretKey, get_settings
 from finplat.db.engine import create_engine, create_session_factory
-from finplat.db.migrate import upgrade_to_head
+from finplat.db.migrate import head_revision, upgrade_to_head
 from finplat.db.unit_of_work import unit_of_work
 from finplat.errors import ApiError
 from finplat.jobs import run_background
@@ -72,9 +72,12 @@ def _in_transaction(work: Callable[[AsyncSession], Awaitable[T]]) -> T:
 
 @app.command()
 def migrate() -> None:
-    """Apply database migrations up to the newest revision."""
-    upgrade_to_head(get_settings().database_url)
-    typer.echo("database is up to date")
+    """Apply database migrations up to the newest revision, naming each one applied."""
+    applied = upgrade_to_head(get_settings().database_url)
+    for migration in applied:
+        typer.echo(f"applied {migration.revision}: {migration.title}")
+    already = "" if applied else "already "
+    typer.echo(f"database is {already}up to date (revision {head_revision()})")
 
 
 @app.command()
