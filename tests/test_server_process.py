@@ -134,3 +134,21 @@ async def test_migrate_names_each_migration_it_applies_then_says_it_is_up_to_dat
     assert first[-2].startswith(f"applied {head}: ")
     assert first[-1] == f"database is up to date (revision {head})"
     assert again == [f"database is already up to date (revision {head})"]
+
+
+async def test_list_keys_prints_a_header_and_a_dash_for_a_key_never_revoked() -> None:
+    async with scratch_database("cli") as url:
+        env = environment(url)
+        created = json.loads(
+            (await run_cli(env, "company", "create", "--name", "Keys", "--json"))[1]
+        )
+        company = str(created["CompanyId"])
+        await run_cli(env, "company", "rotate-key", "--company-id", company)
+        await run_cli(env, "company", "revoke-key", "--company-id", company, "--key-id", "1")
+        lines = (await run_cli(env, "company", "list-keys", "--company-id", company))[1]
+    header, revoked, active = (line.split() for line in lines.splitlines())
+    assert header == ["KEY", "ID", "PREFIX", "CREATED", "REVOKED"]
+    assert (revoked[0], active[0]) == ("1", "2")
+    assert revoked[3] != "-"
+    assert active[3] == "-"
+    assert "None" not in lines

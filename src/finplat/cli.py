@@ -47,6 +47,7 @@ app.add_typer(ledger_app, name="ledger")
 
 DEMO_CREDENTIALS = Path("var/demo-credentials.json")
 DEMO_COMPANY_NAME = "Demo Company"
+LIST_KEYS_HEADER = ("KEY ID", "PREFIX", "CREATED", "REVOKED")
 
 
 def _in_transaction(work: Callable[[AsyncSession], Awaitable[T]]) -> T:
@@ -284,8 +285,19 @@ def company_list_keys(
             for k in keys
         ]
 
-    for row in _in_transaction(work):
-        typer.echo(json.dumps(row) if as_json else "  ".join(str(v) for v in row.values()))
+    rows = _in_transaction(work)
+    if as_json:
+        for row in rows:
+            typer.echo(json.dumps(row))
+        return
+    table = [LIST_KEYS_HEADER] + [
+        tuple("-" if value is None else str(value) for value in row.values()) for row in rows
+    ]
+    widths = [max(len(line[column]) for line in table) for column in range(len(LIST_KEYS_HEADER))]
+    for line in table:
+        typer.echo(
+            "  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=True)).rstrip()
+        )
 
 
 @app.command()
