@@ -169,7 +169,7 @@ async def test_every_step_of_the_readme_walkthrough_works_against_finplat_serve(
         env = environment(url)
         await run_cli(env, "migrate", cwd=tmp_path)
         _, demo, _ = await run_cli(env, "demo", cwd=tmp_path)
-        key = re.search(r"API key: (\S+)", demo)
+        key = re.search(r"API key: +(\S+)", demo)
         assert key is not None, demo
         async with served(env, cwd=tmp_path) as (base_url, _server):
             variables = {"KEY": key.group(1), "API": base_url}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from pathlib import Path
 
 import httpx
@@ -152,3 +153,30 @@ async def test_list_keys_prints_a_header_and_a_dash_for_a_key_never_revoked() ->
     assert revoked[3] != "-"
     assert active[3] == "-"
     assert "None" not in lines
+
+
+async def test_demo_prints_the_webhook_secret_again_and_the_current_one_after_a_rotation(
+    tmp_path: Path,
+) -> None:
+    async with scratch_database("demo") as url:
+        env = environment(url)
+        first = (await run_cli(env, "demo", cwd=tmp_path))[1]
+        key, secret = (_printed(first, label) for label in ("API key", "Webhook secret"))
+        assert secret.startswith("whsec_")
+        assert _printed((await run_cli(env, "demo", cwd=tmp_path))[1], "Webhook secret") == secret
+        async with (
+            served(env, cwd=tmp_path) as (base_url, _server),
+            httpx.AsyncClient(base_url=base_url, headers={"x-api-key": key}) as client,
+        ):
+            rotated = await client.put(
+                "/api/v2/company/configuration", json={"RotateWebhookSecret": True}
+            )
+        after = (await run_cli(env, "demo", cwd=tmp_path))[1]
+    assert _printed(after, "API key") == key
+    assert _printed(after, "Webhook secret") == rotated.json()["WebhookSecret"] != secret
+
+
+def _printed(output: str, label: str) -> str:
+    match = re.search(rf"^  {label}: +(\S+)$", output, flags=re.MULTILINE)
+    assert match is not None, output
+    return match.group(1)

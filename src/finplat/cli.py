@@ -8,6 +8,7 @@ import os
 import signal
 import sys
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, TypeVar
 
@@ -300,45 +301,61 @@ def company_list_keys(
         )
 
 
+@dataclass(frozen=True)
+class DemoCompany:
+    company_id: int
+    api_key: str
+    webhook_secret: str
+    created: bool
+
+
 @app.command()
 def demo(
     docs_url: Annotated[
         str, typer.Option(help="Shown to the user.")
     ] = "http://127.0.0.1:8000/docs",
 ) -> None:
-    """Make sure a demo company exists and print its API key (local development only).
+    """Make sure a demo company exists and print its API key and webhook secret (local
+    development only; run it again to see them again).
 
     The key is kept in var/demo-credentials.json (mode 0600) because the database holds only
-    its hash; if that key no longer works, a new demo company is created.
+    its hash; if that key no longer works, a new demo company is created. The webhook secret
+    is read from the database, so it is the current one after a rotation.
     """
     settings = get_settings()
     saved = _read_demo_credentials()
 
-    async def work(session: AsyncSession) -> dict[str, object]:
+    async def work(session: AsyncSession) -> DemoCompany:
         if saved is not None:
             try:
                 principal = await authenticate(session, str(saved["ApiKey"]))
                 if principal.company_id == saved["CompanyId"]:
-                    return saved
+                    company = await companies.get_company(session, company_id=principal.company_id)
+                    return DemoCompany(
+                        company.id, str(saved["ApiKey"]), company.webhook_secret, created=False
+                    )
             except ApiError:
                 pass
         created = await companies.create_company(
             session, name=DEMO_COMPANY_NAME, sandbox=settings.sandbox
         )
-        return {
-            "CompanyId": created.company.id,
-            "ApiKey": created.key.api_key,
-            "WebhookSecret": created.webhook_secret,
-        }
+        return DemoCompany(
+            created.company.id, created.key.api_key, created.webhook_secret, created=True
+        )
 
     credentials = _in_transaction(work)
-    if credentials is not saved:
-        _write_demo_credentials(credentials)
-    typer.echo(f"Demo company {credentials['CompanyId']}")
-    typer.echo(f"  API key: {credentials['ApiKey']}")
-    typer.echo(f"  Docs:    {docs_url}")
+    if credentials.created:
+        _write_demo_credentials(
+            {"CompanyId": credentials.company_id, "ApiKey": credentials.api_key}
+        )
     api = docs_url.removesuffix("/docs")
-    typer.echo(f"  Try:     curl -H 'x-api-key: {credentials['ApiKey']}' {api}/api/v2/tiers")
+    typer.echo(f"Demo company {credentials.company_id}")
+    typer.echo(f"  API key:        {credentials.api_key}")
+    typer.echo(f"  Webhook secret: {credentials.webhook_secret}")
+    typer.echo(f"  Docs:           {docs_url}")
+    typer.echo(f"  Shell:          export KEY={credentials.api_key} API={api}")
+    typer.echo('  Try:            curl -H "x-api-key: $KEY" $API/api/v2/tiers')
+    typer.echo("  (`.venv/bin/finplat demo` prints these again.)")
 
 
 def _read_demo_credentials() -> dict[str, object] | None:
