@@ -19,8 +19,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import httpx
+
 from tests.databases import scratch_database
 from tests.documents import samples
+from tests.factories import user_payload
 from tests.processes import environment, run_cli, served
 from tests.sensitive_data import find
 
@@ -206,3 +209,14 @@ async def test_every_step_of_the_readme_walkthrough_works_against_finplat_serve(
     events = _the(answers, "GET", "/api/v2/events")["Items"]
     deleted = [e["Data"] for e in events if e["Type"] == "card.deleted"]
     assert [(d["cardId"], d["newStatus"]) for d in deleted] == [(1, "CANCELLED")]
+
+
+async def test_the_walkthrough_error_example_is_what_the_api_answers(
+    api: httpx.AsyncClient,
+) -> None:
+    section = README.read_text().split(SECTION, 1)[1].split("\n## ", 1)[0]
+    example = re.search(r"```json\n(.*?)```", section, flags=re.DOTALL)
+    assert example is not None
+    assert '`"Phone": "+44 7911 123456"`' in section
+    response = await api.post("/api/v2/users", json=user_payload(Phone="+44 7911 123456"))
+    assert response.json() == json.loads(example.group(1))

@@ -74,6 +74,17 @@ async def test_phone_not_in_valid_e164_is_rejected(api: httpx.AsyncClient, phone
     assert_invalid_field(await create(api, Phone=phone), "Phone")
 
 
+@pytest.mark.parametrize("phone", ["07911123456", "+44 7911 123456", "+447911123456\n"])
+async def test_a_phone_not_shaped_as_e164_is_refused_with_a_sentence_not_a_pattern(
+    api: httpx.AsyncClient, phone: str
+) -> None:
+    response = await create(api, Phone=phone)
+    assert_invalid_field(response, "Phone")
+    assert response.json()["ValidationErrors"]["Phone"] == [
+        "Must be in E.164 format: '+' then country code and number, no spaces."
+    ]
+
+
 async def test_valid_e164_phone_is_accepted(api: httpx.AsyncClient) -> None:
     response = await create(api, Phone="+14155552671")
     assert response.status_code == 201

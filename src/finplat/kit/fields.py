@@ -50,7 +50,7 @@ def _email(value: str) -> str:
 
 
 def _e164_phone(value: str) -> str:
-    if not _E164.match(value):
+    if not _E164.fullmatch(value):
         raise ValueError("Must be in E.164 format: '+' then country code and number, no spaces.")
     try:
         number = phonenumbers.parse(value, None)
@@ -121,14 +121,15 @@ EmailAddress = Annotated[
     ),
     AfterValidator(_email),
 ]
+# The shape is checked by `_e164_phone`, not a `pattern` constraint, so that a malformed number
+# is refused with a sentence rather than the regular expression; the document still shows it.
 E164Phone = Annotated[
     str,
     Field(
-        pattern=E164_PATTERN,
         examples=["+447911123456"],
         description="E.164: '+', country code and number, no spaces; must be a number that "
         "exists in its country's numbering plan.",
-        json_schema_extra={"format": "e164"},
+        json_schema_extra={"format": "e164", "pattern": E164_PATTERN},
     ),
     AfterValidator(_e164_phone),
 ]
