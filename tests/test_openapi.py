@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 import httpx
 from fastapi import FastAPI
 from fastapi.routing import APIRoute
 
+from finplat.kit.fields import EMAIL_PATTERN, SAFE_TEXT_FORMAT, SAFE_TEXT_PATTERN
 from finplat.routing import api_router, served_routes
 
 PASCAL = re.compile(r"^[A-Z][A-Za-z0-9]*$")
@@ -104,6 +106,39 @@ async def test_request_bodies_carry_examples(anonymous: httpx.AsyncClient) -> No
     schemas = (await openapi(anonymous))["components"]["schemas"]
     assert schemas["UserCreate"]["example"]["AccountType"] == "personal"
     assert "example" in schemas["ErrorBody"]
+
+
+def _nodes(document: object) -> Iterator[dict]:  # type: ignore[type-arg]
+    if isinstance(document, dict):
+        yield document
+        for value in document.values():
+            yield from _nodes(value)
+    elif isinstance(document, list):
+        for value in document:
+            yield from _nodes(value)
+
+
+async def test_long_patterns_appear_as_named_formats_with_a_sentence(
+    anonymous: httpx.AsyncClient,
+) -> None:
+    document = await openapi(anonymous)
+    patterns = {node.get("pattern") for node in _nodes(document)}
+    assert not patterns & {SAFE_TEXT_PATTERN, EMAIL_PATTERN}
+    user = document["components"]["schemas"]["UserCreate"]["properties"]
+    assert (user["FirstName"]["format"], user["FirstName"]["description"]) == (
+        "safe-text",
+        SAFE_TEXT_FORMAT.description,
+    )
+    assert user["ExternalUserId"]["format"] == "safe-text"
+    assert user["ExternalUserId"]["description"].endswith(SAFE_TEXT_FORMAT.description)
+    assert user["Email"]["format"] == "email"
+    assert "special-use domains (.test, .local," in user["Email"]["description"]
+    (external_user_id,) = (
+        parameter
+        for parameter in document["paths"]["/api/v2/users"]["get"]["parameters"]
+        if parameter["name"] == "externalUserId"
+    )
+    assert external_user_id["schema"]["anyOf"][0]["format"] == "safe-text"
 
 
 async def test_document_is_a_valid_openapi_document(anonymous: httpx.AsyncClient) -> None:

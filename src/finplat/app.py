@@ -51,6 +51,7 @@ from finplat.errors import (
 )
 from finplat.events.endpoints import router as events_router
 from finplat.jobs import run_background
+from finplat.kit.fields import NAMED_FORMATS
 from finplat.kit.money import INVALID_AMOUNT_ERROR
 from finplat.kyc.endpoints import router as kyc_router
 from finplat.observability import RequestContextMiddleware, configure_logging
@@ -206,6 +207,10 @@ def _message(error: dict[str, Any]) -> str:
         return "Unknown field."
     if error.get("type") == "missing":
         return "Field required."
+    if error.get("type") == "string_pattern_mismatch":
+        named = NAMED_FORMATS.get(str((error.get("ctx") or {}).get("pattern")))
+        if named is not None:
+            return named.message
     message = str(error.get("msg", "Invalid value."))
     return message.removeprefix("Value error, ")
 
@@ -316,6 +321,25 @@ def _add_links(schema: dict[str, Any]) -> None:
             operation["responses"][status]["links"] = links
 
 
+def _name_long_patterns(node: Any) -> None:
+    """Replace each long pattern by its named format and sentence (`NAMED_FORMATS`), wherever
+    the document carries it: a reader gets words, the fuzzer a strategy per format."""
+    if isinstance(node, dict):
+        pattern = node.get("pattern")
+        named = NAMED_FORMATS.get(pattern) if isinstance(pattern, str) else None
+        if named is not None:
+            del node["pattern"]
+            node["format"] = named.name
+            description = node.get("description") or ""
+            if named.description not in description:
+                node["description"] = f"{description} {named.description}".strip()
+        for value in node.values():
+            _name_long_patterns(value)
+    elif isinstance(node, list):
+        for value in node:
+            _name_long_patterns(value)
+
+
 def _openapi(app: FastAPI) -> dict[str, Any]:
     """The generated document, corrected to what the service really answers.
 
@@ -356,6 +380,7 @@ def _openapi(app: FastAPI) -> dict[str, Any]:
                 responses.setdefault("413", error("Request body too large."))
                 responses.setdefault("415", error("Request body is not JSON."))
     _add_links(schema)
+    _name_long_patterns(schema)
     components = schema.setdefault("components", {}).setdefault("schemas", {})
     components.pop("HTTPValidationError", None)
     components.pop("ValidationError", None)

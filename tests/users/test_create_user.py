@@ -5,6 +5,7 @@ from datetime import date, timedelta
 import httpx
 import pytest
 
+from finplat.kit.fields import SAFE_TEXT_FORMAT
 from tests.factories import user_payload
 
 
@@ -83,6 +84,15 @@ async def test_a_phone_not_shaped_as_e164_is_refused_with_a_sentence_not_a_patte
     assert response.json()["ValidationErrors"]["Phone"] == [
         "Must be in E.164 format: '+' then country code and number, no spaces."
     ]
+
+
+@pytest.mark.parametrize("name", [" Ada", "Ada ", "A\nda", "Ada\u0085"])
+async def test_text_beyond_one_clean_line_is_refused_with_a_sentence_not_a_pattern(
+    api: httpx.AsyncClient, name: str
+) -> None:
+    response = await create(api, FirstName=name)
+    assert_invalid_field(response, "FirstName")
+    assert response.json()["ValidationErrors"]["FirstName"] == [SAFE_TEXT_FORMAT.message]
 
 
 async def test_valid_e164_phone_is_accepted(api: httpx.AsyncClient) -> None:
