@@ -29,10 +29,22 @@ async def openapi(anonymous: httpx.AsyncClient) -> dict:  # type: ignore[type-ar
     return response.json()  # type: ignore[no-any-return]
 
 
-async def test_docs_page_is_served(anonymous: httpx.AsyncClient) -> None:
+async def test_docs_page_loads_its_assets_from_the_service_itself(
+    anonymous: httpx.AsyncClient,
+) -> None:
     response = await anonymous.get("/docs")
     assert response.status_code == 200
-    assert "swagger" in response.text.lower()
+    assets = re.findall(r'(?:src|href)="([^"]+)"', response.text)
+    assert len(assets) == 3  # script, styles, icon
+    assert all(asset.startswith("/docs/assets/") for asset in assets), assets
+    for asset in assets:
+        served = await anonymous.get(asset)
+        assert served.status_code == 200, asset
+        assert served.content
+
+
+async def test_redoc_and_its_cdn_assets_are_not_served(anonymous: httpx.AsyncClient) -> None:
+    assert (await anonymous.get("/redoc")).status_code == 404
 
 
 def undocumented_routes(app: FastAPI, document: dict) -> list[str]:  # type: ignore[type-arg]

@@ -15,7 +15,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
-from finplat import __version__, callback_handlers, health
+from finplat import __version__, callback_handlers, docs_page, health
 from finplat.auth.failure_throttle import FailedAuthThrottle
 from finplat.auth.key_store import ApiKeyStore
 from finplat.banking.endpoints import router as banking_router
@@ -127,6 +127,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         description=API_DESCRIPTION,
         lifespan=lifespan,
         generate_unique_id_function=lambda route: route.name,
+        # Served offline by `finplat.docs_page` instead of from a CDN.
+        docs_url=None,
+        redoc_url=None,
         # No OpenTelemetry here: the request id and the structured access log are the trace.
         telemetry={"tracing": False, "metrics": False, "logs": False},
     )
@@ -141,6 +144,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.api_keys = ApiKeyStore(settings.api_key_cache_size)
 
     app.include_router(health.router)
+    docs_page.install(app)
     app.include_router(users_router)
     app.include_router(tiers_router)
     app.include_router(company_router)
