@@ -176,3 +176,40 @@ async def test_the_walkthrough_error_example_is_what_the_api_answers(
     assert '`"Phone": "+44 7911 123456"`' in section
     response = await api.post("/api/v2/users", json=user_payload(Phone="+44 7911 123456"))
     assert response.json() == json.loads(example.group(1))
+
+
+def _idempotent_operations(document: dict[str, Any]) -> set[tuple[str, str]]:
+    """(method, path template) of every operation that takes an `Idempotency-Key` header."""
+    return {
+        (method.upper(), path)
+        for path, item in document["paths"].items()
+        for method, operation in item.items()
+        if any(p["name"] == "Idempotency-Key" for p in operation.get("parameters", []))
+    }
+
+
+def _template(path: str, templates: set[str]) -> str | None:
+    for template in templates:
+        if re.fullmatch(re.sub(r"\\\{\w+\\\}", "[^/]+", re.escape(template)), path):
+            return template
+    return None
+
+
+async def test_the_walkthrough_names_and_sends_an_idempotency_key_on_every_call_that_takes_one(
+    anonymous: httpx.AsyncClient,
+) -> None:
+    operations = _idempotent_operations((await anonymous.get("/openapi.json")).json())
+    section = README.read_text().split(SECTION, 1)[1].split("\n## ", 1)[0]
+    listed = re.search(r"take an `Idempotency-Key` header.*?\n\n", section, flags=re.DOTALL)
+    assert listed is not None
+    named = set(re.findall(r"`(POST|PUT|DELETE) (/api/v2/[^`]+)`", listed.group(0)))
+    assert named == operations
+    templates = {path for _, path in operations}
+    for command in walkthrough_commands():
+        url = re.search(r"\$API(/[^\s\"'?]*)", command)
+        if url is None:
+            continue
+        path = urlsplit(url.group(1)).path
+        template = _template(path, templates)
+        if template is not None and (_method(command), template) in operations:
+            assert "-H 'Idempotency-Key: " in command, command
