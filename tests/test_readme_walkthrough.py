@@ -138,6 +138,8 @@ async def test_every_step_of_the_readme_walkthrough_works_against_finplat_serve(
     assert set(variables) >= IDS
     user = _the(answers, "POST", "/api/v2/users")
     assert (user["Id"], user["KycStatus"]) == (1, "NOT_STARTED")
+    created = _the(answers, "POST", "/api/v2/banking/payouts")
+    assert created["PayoutId"] == created["TransactionId"] == int(variables["PAYOUT"])
     payout = _the(answers, "GET", f"/api/v2/transactions/{variables['PAYOUT']}")
     assert (payout["Type"], payout["Status"]) == ("PAYOUT", "COMPLETED")
     assert _the(answers, "POST", "/api/v2/banking/trades/execute")["Status"] == "COMPLETED"
