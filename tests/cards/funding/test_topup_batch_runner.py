@@ -12,7 +12,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from starlette.datastructures import State
 
-from finplat.cards.topup_batches import TopupBatches, TopupOrder
+from finplat.cards.topup_batches import HandedBack, TopupBatches, TopupOrder
 from finplat.db import open_sessions
 
 ORDER = TopupOrder(
@@ -42,7 +42,7 @@ async def test_a_runner_starts_without_the_submitting_requests_context(
         async with session_factory() as session:
             await session.execute(select(1))
             assert open_sessions.holds_transaction()
-            assert await batches.submit(ORDER) is None  # handed back to the route
+            assert await batches.submit(ORDER) is HandedBack.UNTOUCHED  # back to the route
     finally:
         structlog.contextvars.unbind_contextvars("request_id")
     assert seen == {"log_fields": {}, "open_sessions": ()}
