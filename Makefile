@@ -1,30 +1,50 @@
 # The two commands a newcomer needs: `make run` and `make test`.
 VENV ?= .venv
+PYTHON ?= python3
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+SERVE_STAMP := $(VENV)/.installed-serve
+HOST ?= 127.0.0.1
+PORT ?= 8000
 
-.PHONY: install run test test-postgres fuzz chaos lint format clean bench
+.PHONY: install run reset test test-postgres fuzz chaos lint format clean bench
 
+# The project with its dev tools (tests, lint, fuzzing, the browser driver).
 install: $(STAMP)
 
 $(STAMP): pyproject.toml
-	@test -x $(PY) || python3 -m venv $(VENV)
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]'
-	@touch $(STAMP)
+	@touch $(STAMP) $(SERVE_STAMP)
 
-run: install
+# Only what serving needs.
+$(SERVE_STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e .
+	@touch $(SERVE_STAMP)
+
+run: $(SERVE_STAMP)
 	@mkdir -p var
 	$(VENV)/bin/finplat migrate
-	$(VENV)/bin/finplat demo
-	$(VENV)/bin/finplat serve --host 127.0.0.1 --port 8000
+	$(VENV)/bin/finplat demo --docs-url http://$(HOST):$(PORT)/docs
+	$(VENV)/bin/finplat serve --host $(HOST) --port $(PORT)
+
+# Start over: drop the embedded database and the demo credentials (var/), keep the venv.
+reset:
+	rm -rf var
 
 # Runs against the embedded SQLite database unless FINPLAT_TEST_DATABASE_URL names a PostgreSQL
-# server (a fresh database is created on it for the run and dropped afterwards).
+# server (a fresh database is created on it for the run and dropped afterwards). The browser
+# tests need Debian's Chromium: installed here when this user may (root or passwordless sudo);
+# otherwise one line says how, and those tests skip.
 test: install
+	@.ci/install-chromium || true
 	FINPLAT_TEST_DATABASE_URL=$(FINPLAT_TEST_DATABASE_URL) $(PY) -m pytest -q $(PYTEST_ARGS)
 
 test-postgres: install
+	@.ci/install-chromium || true
 	FINPLAT_TEST_DATABASE_URL=postgresql+asyncpg://postgres@127.0.0.1:5432/test $(PY) -m pytest -q $(PYTEST_ARGS)
 
 # The long schema-driven fuzzing profile (many more examples, stateful sequences). Prints its

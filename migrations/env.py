@@ -25,6 +25,8 @@ def _run(connection: Connection) -> None:
         render_as_batch=connection.dialect.name == "sqlite",
         compare_type=True,
         transaction_per_migration=False,
+        # `finplat migrate` reports each migration applied.
+        on_version_apply=context.config.attributes.get("on_version_apply"),
     )
     with context.begin_transaction():
         context.run_migrations()

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 import httpx
 from fastapi import FastAPI
 from fastapi.routing import APIRoute
 
 from finplat.http.routing import api_router, served_routes
+from finplat.kit.fields import EMAIL_PATTERN, SAFE_TEXT_FORMAT, SAFE_TEXT_PATTERN
 
 PASCAL = re.compile(r"^[A-Z][A-Za-z0-9]*$")
 # Schemas whose property names the spec writes otherwise (lower-case).
@@ -27,10 +29,22 @@ async def openapi(anonymous: httpx.AsyncClient) -> dict:  # type: ignore[type-ar
     return response.json()  # type: ignore[no-any-return]
 
 
-async def test_docs_page_is_served(anonymous: httpx.AsyncClient) -> None:
+async def test_docs_page_loads_its_assets_from_the_service_itself(
+    anonymous: httpx.AsyncClient,
+) -> None:
     response = await anonymous.get("/docs")
     assert response.status_code == 200
-    assert "swagger" in response.text.lower()
+    assets = re.findall(r'(?:src|href)="([^"]+)"', response.text)
+    assert len(assets) == 3  # script, styles, icon
+    assert all(asset.startswith("/docs/assets/") for asset in assets), assets
+    for asset in assets:
+        served = await anonymous.get(asset)
+        assert served.status_code == 200, asset
+        assert served.content
+
+
+async def test_redoc_and_its_cdn_assets_are_not_served(anonymous: httpx.AsyncClient) -> None:
+    assert (await anonymous.get("/redoc")).status_code == 404
 
 
 def undocumented_routes(app: FastAPI, document: dict) -> list[str]:  # type: ignore[type-arg]
@@ -104,6 +118,39 @@ async def test_request_bodies_carry_examples(anonymous: httpx.AsyncClient) -> No
     schemas = (await openapi(anonymous))["components"]["schemas"]
     assert schemas["UserCreate"]["example"]["AccountType"] == "personal"
     assert "example" in schemas["ErrorBody"]
+
+
+def _nodes(document: object) -> Iterator[dict]:  # type: ignore[type-arg]
+    if isinstance(document, dict):
+        yield document
+        for value in document.values():
+            yield from _nodes(value)
+    elif isinstance(document, list):
+        for value in document:
+            yield from _nodes(value)
+
+
+async def test_long_patterns_appear_as_named_formats_with_a_sentence(
+    anonymous: httpx.AsyncClient,
+) -> None:
+    document = await openapi(anonymous)
+    patterns = {node.get("pattern") for node in _nodes(document)}
+    assert not patterns & {SAFE_TEXT_PATTERN, EMAIL_PATTERN}
+    user = document["components"]["schemas"]["UserCreate"]["properties"]
+    assert (user["FirstName"]["format"], user["FirstName"]["description"]) == (
+        "safe-text",
+        SAFE_TEXT_FORMAT.description,
+    )
+    assert user["ExternalUserId"]["format"] == "safe-text"
+    assert user["ExternalUserId"]["description"].endswith(SAFE_TEXT_FORMAT.description)
+    assert user["Email"]["format"] == "email"
+    assert "special-use domains (.test, .local," in user["Email"]["description"]
+    (external_user_id,) = (
+        parameter
+        for parameter in document["paths"]["/api/v2/users"]["get"]["parameters"]
+        if parameter["name"] == "externalUserId"
+    )
+    assert external_user_id["schema"]["anyOf"][0]["format"] == "safe-text"
 
 
 async def test_document_is_a_valid_openapi_document(anonymous: httpx.AsyncClient) -> None:

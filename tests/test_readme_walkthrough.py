@@ -1,65 +1,43 @@
 """The README's walk-through, run as a newcomer runs it: `finplat migrate` and `finplat demo` on
-a fresh database, a real `finplat serve`, and every `curl` command of the walk-through executed
-by bash and curl, in order, with the ids each answer returns passed to the later commands.
+a fresh database, a real `finplat serve`, and every `curl` and `export` command of the
+walk-through executed as written by bash, curl and python3, in order, in a folder holding the
+repository's `examples/` (the ids flow through the walk-through's own `export` lines).
 
-Every command must succeed (2xx) with an answer the sensitive-data scanner finds clean, and the
+Every call must succeed (2xx) with an answer the sensitive-data scanner finds clean, and the
 outcomes the walk-through promises must hold, so a renamed field, a changed id or a step that
 no longer works fails here instead of on a reader."""
 
 from __future__ import annotations
 
 import asyncio
-import datetime as dt
 import json
 import re
 import shutil
-from collections.abc import Iterator
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import httpx
+
 from tests.databases import scratch_database
-from tests.documents import samples
+from tests.factories import user_payload
 from tests.processes import environment, run_cli, served
 from tests.sensitive_data import find
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
 SECTION = "## A walk-through with curl"
 COMMAND_TIMEOUT_SECONDS = 30
-# The command's own `-s` stays; curl reports transport errors and appends the status code.
-CURL = 'curl() { command curl -sS --max-time 20 -w "\\n%{http_code}" "$@"; }\n'
+# The command's own `-s` stays; curl reports transport errors and writes the status code on
+# standard error, so that the answer on standard output reaches the command's pipes untouched.
+CURL = 'curl() { command curl -sS --max-time 20 -w "%{stderr}\\n%{http_code}" "$@"; }\n'
+# The system's tools first, as a newcomer's shell has them; the interpreter running the tests
+# last, for `python3` where the system has none.
+PATH = f"/usr/bin:/bin:{Path(sys.executable).parent}"
 SET_BY_THE_TEST = {"KEY", "API"}
-
-
-@dataclass(frozen=True)
-class AnswerValue:
-    """A value of an answer: `key` in the first object that also holds everything in `where`."""
-
-    key: str
-    where: tuple[tuple[str, str], ...] = ()
-
-
-# Which answer names each placeholder of the walk-through (README: "`$ACCOUNT`, ... stand for
-# those ids"), as the README's comments say. `$TOKEN` is always the latest one.
-PLACEHOLDERS: dict[str, dict[str, AnswerValue]] = {
-    "/api/v2/banking/accounts": {"ACCOUNT": AnswerValue("AccountId", (("Provider", "bankprov"),))},
-    "/api/v2/banking/users/1/budgets": {"BUDGET": AnswerValue("BudgetId")},
-    "/api/v2/banking/payees": {
-        "PAYEE": AnswerValue("PayeeId"),
-        "TOKEN": AnswerValue("VerificationToken"),
-    },
-    "/api/v2/banking/payouts/initiate": {
-        "APPROVAL": AnswerValue("ApprovalId"),
-        "TOKEN": AnswerValue("VerificationToken"),
-    },
-    "/api/v2/banking/payouts": {
-        "PAYOUT": AnswerValue("PayoutId"),
-        "BATCH": AnswerValue("PaymentBatchId"),
-    },
-    "/api/v2/banking/quotations": {"QUOTE": AnswerValue("QuoteId")},
-}
-_PROOF_OF_ADDRESS_DATE = re.compile(r"ProofOfAddressDate=\d{4}-\d{2}-\d{2}")
+IDS = {"ACCOUNT", "BUDGET", "PAYEE", "APPROVAL", "BATCH", "PAYOUT", "QUOTE", "TOKEN"}
 
 
 @dataclass(frozen=True)
@@ -92,11 +70,6 @@ def _exported(command: str) -> str | None:
     return match.group(1) if match else None
 
 
-def _as_of_today(command: str) -> str:
-    # The proof of address must be at most three months old on the day the test runs.
-    return _PROOF_OF_ADDRESS_DATE.sub(f"ProofOfAddressDate={dt.date.today()}", command)
-
-
 def _method(command: str) -> str:
     match = re.search(r"-X (\w+)", command)
     if match:
@@ -104,51 +77,39 @@ def _method(command: str) -> str:
     return "POST" if re.search(r"\s-[dF] ", command) else "GET"
 
 
-def _values(body: Any, key: str, where: tuple[tuple[str, str], ...] = ()) -> Iterator[Any]:
-    """Every value of `key` in a JSON document whose object also holds `where`, depth first."""
-    if isinstance(body, dict):
-        if key in body and all(body.get(name) == value for name, value in where):
-            yield body[key]
-        for value in body.values():
-            yield from _values(value, key, where)
-    elif isinstance(body, list):
-        for item in body:
-            yield from _values(item, key, where)
-
-
-async def _bash(script: str, cwd: Path, variables: dict[str, str]) -> str:
+async def _bash(script: str, cwd: Path, variables: dict[str, str]) -> tuple[str, str]:
+    """Standard output and standard error of `script`, which must succeed."""
     proc = await asyncio.create_subprocess_exec(
         "bash",
+        "-o",
+        "pipefail",
         "-c",
         script,
         cwd=cwd,
-        env={"PATH": "/usr/bin:/bin", **variables},
+        env={"PATH": PATH, **variables},
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
     )
     out, err = await asyncio.wait_for(proc.communicate(), timeout=COMMAND_TIMEOUT_SECONDS)
     assert proc.returncode == 0, f"{script}\n{err.decode()}"
-    return out.decode()
+    return out.decode(), err.decode()
 
 
 async def _run(command: str, cwd: Path, variables: dict[str, str]) -> Answer:
     name = _exported(command)
     if name is not None:
-        exported = await _bash(f'{command}\nprintf %s "${name}"', cwd, variables)
+        exported, _ = await _bash(f'{command}\nprintf %s "${name}"', cwd, variables)
+        assert exported, command
         variables[name] = exported
         return Answer("export", name, 0, exported)
-    out = await _bash(CURL + _as_of_today(command), cwd, variables)
-    text, _, status = out.rpartition("\n")
+    text, err = await _bash(CURL + command, cwd, variables)
+    status = err.rstrip("\n").rpartition("\n")[2]
     url = re.search(r"\$API(/[^\s\"'?]*)", command)
     assert url is not None, command
     path = re.sub(r"\$(\w+)", lambda m: variables.get(m.group(1), m.group(0)), url.group(1))
     answer = Answer(_method(command), urlsplit(path).path, int(status), json.loads(text or "null"))
     assert 200 <= answer.status < 300, f"{command}\n-> {answer.status} {text}"
     assert find(text, answer.path) == []  # no card number, CVV, PIN, SSN, key or secret
-    for variable, field in PLACEHOLDERS.get(answer.path, {}).items():
-        found = next(_values(answer.body, field.key, field.where), None)
-        if found is not None and (variable == "TOKEN" or variable not in variables):
-            variables[variable] = str(found)
     return answer
 
 
@@ -161,24 +122,24 @@ async def test_every_step_of_the_readme_walkthrough_works_against_finplat_serve(
     tmp_path: Path,
 ) -> None:
     assert shutil.which("curl"), "the walk-through needs curl"
-    (tmp_path / "bill.pdf").write_bytes(samples.pdf())
-    (tmp_path / "statement.pdf").write_bytes(samples.pdf(120))
-    (tmp_path / "passport.jpg").write_bytes(samples.jpeg())
+    shutil.copytree(ROOT / "examples", tmp_path / "examples")
     commands = walkthrough_commands()
     async with scratch_database("readme") as url:
         env = environment(url)
         await run_cli(env, "migrate", cwd=tmp_path)
         _, demo, _ = await run_cli(env, "demo", cwd=tmp_path)
-        key = re.search(r"API key: (\S+)", demo)
+        key = re.search(r"API key: +(\S+)", demo)
         assert key is not None, demo
         async with served(env, cwd=tmp_path) as (base_url, _server):
             variables = {"KEY": key.group(1), "API": base_url}
             answers = [await _run(command, tmp_path, variables) for command in commands]
         await run_cli(env, "ledger", "verify", cwd=tmp_path)
 
-    assert {"ACCOUNT", "BUDGET", "PAYEE", "APPROVAL", "BATCH", "PAYOUT", "QUOTE"} <= set(variables)
+    assert set(variables) >= IDS
     user = _the(answers, "POST", "/api/v2/users")
     assert (user["Id"], user["KycStatus"]) == (1, "NOT_STARTED")
+    created = _the(answers, "POST", "/api/v2/banking/payouts")
+    assert created["PayoutId"] == created["TransactionId"] == int(variables["PAYOUT"])
     payout = _the(answers, "GET", f"/api/v2/transactions/{variables['PAYOUT']}")
     assert (payout["Type"], payout["Status"]) == ("PAYOUT", "COMPLETED")
     assert _the(answers, "POST", "/api/v2/banking/trades/execute")["Status"] == "COMPLETED"
@@ -206,3 +167,51 @@ async def test_every_step_of_the_readme_walkthrough_works_against_finplat_serve(
     events = _the(answers, "GET", "/api/v2/events")["Items"]
     deleted = [e["Data"] for e in events if e["Type"] == "card.deleted"]
     assert [(d["cardId"], d["newStatus"]) for d in deleted] == [(1, "CANCELLED")]
+
+
+async def test_the_walkthrough_error_example_is_what_the_api_answers(
+    api: httpx.AsyncClient,
+) -> None:
+    section = README.read_text().split(SECTION, 1)[1].split("\n## ", 1)[0]
+    example = re.search(r"```json\n(.*?)```", section, flags=re.DOTALL)
+    assert example is not None
+    assert '`"Phone": "+44 7911 123456"`' in section
+    response = await api.post("/api/v2/users", json=user_payload(Phone="+44 7911 123456"))
+    assert response.json() == json.loads(example.group(1))
+
+
+def _idempotent_operations(document: dict[str, Any]) -> set[tuple[str, str]]:
+    """(method, path template) of every operation that takes an `Idempotency-Key` header."""
+    return {
+        (method.upper(), path)
+        for path, item in document["paths"].items()
+        for method, operation in item.items()
+        if any(p["name"] == "Idempotency-Key" for p in operation.get("parameters", []))
+    }
+
+
+def _template(path: str, templates: set[str]) -> str | None:
+    for template in templates:
+        if re.fullmatch(re.sub(r"\\\{\w+\\\}", "[^/]+", re.escape(template)), path):
+            return template
+    return None
+
+
+async def test_the_walkthrough_names_and_sends_an_idempotency_key_on_every_call_that_takes_one(
+    anonymous: httpx.AsyncClient,
+) -> None:
+    operations = _idempotent_operations((await anonymous.get("/openapi.json")).json())
+    section = README.read_text().split(SECTION, 1)[1].split("\n## ", 1)[0]
+    listed = re.search(r"take an `Idempotency-Key` header.*?\n\n", section, flags=re.DOTALL)
+    assert listed is not None
+    named = set(re.findall(r"`(POST|PUT|DELETE) (/api/v2/[^`]+)`", listed.group(0)))
+    assert named == operations
+    templates = {path for _, path in operations}
+    for command in walkthrough_commands():
+        url = re.search(r"\$API(/[^\s\"'?]*)", command)
+        if url is None:
+            continue
+        path = urlsplit(url.group(1)).path
+        template = _template(path, templates)
+        if template is not None and (_method(command), template) in operations:
+            assert "-H 'Idempotency-Key: " in command, command

@@ -17,7 +17,7 @@ from finplat.cards.funding.batches.lane import TopupLane
 from finplat.cards.funding.batches.service import TopupBatches
 from finplat.config import Settings, get_settings
 from finplat.db.engine import create_engine, create_session_factory
-from finplat.http import openapi
+from finplat.http import docs_page, openapi
 from finplat.http.error_handlers import install_error_handlers
 from finplat.http.observability import RequestContextMiddleware, configure_logging
 from finplat.http.rate_limit import ApiKeyRateLimiter
@@ -64,6 +64,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         description=openapi.API_DESCRIPTION,
         lifespan=lifespan,
         generate_unique_id_function=lambda route: route.name,
+        # Served offline by `finplat.http.docs_page` instead of from a CDN.
+        docs_url=None,
+        redoc_url=None,
         # No OpenTelemetry here: the request id and the structured access log are the trace.
         telemetry={"tracing": False, "metrics": False, "logs": False},
     )
@@ -77,6 +80,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.api_keys = ApiKeyStore(settings.api_key_cache_size)
 
+    docs_page.install(app)
     for router in api.ROUTERS + (api.SANDBOX_ROUTERS if settings.sandbox else ()):
         app.include_router(router)
     callback_handlers.load()

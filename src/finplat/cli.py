@@ -8,6 +8,7 @@ import os
 import signal
 import sys
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, TypeVar
 
@@ -20,7 +21,7 @@ from finplat.auth.principal import authenticate
 from finplat.companies import service as companies
 from finplat.config import MissingSecretKey, get_settings
 from finplat.db.engine import create_engine, create_session_factory
-from finplat.db.migrate import upgrade_to_head
+from finplat.db.migrate import head_revision, upgrade_to_head
 from finplat.db.unit_of_work import unit_of_work
 from finplat.errors import ApiError
 from finplat.http import server
@@ -47,6 +48,7 @@ app.add_typer(ledger_app, name="ledger")
 
 DEMO_CREDENTIALS = Path("var/demo-credentials.json")
 DEMO_COMPANY_NAME = "Demo Company"
+LIST_KEYS_HEADER = ("KEY ID", "PREFIX", "CREATED", "REVOKED")
 
 
 def _in_transaction(work: Callable[[AsyncSession], Awaitable[T]]) -> T:
@@ -72,9 +74,12 @@ def _in_transaction(work: Callable[[AsyncSession], Awaitable[T]]) -> T:
 
 @app.command()
 def migrate() -> None:
-    """Apply database migrations up to the newest revision."""
-    upgrade_to_head(get_settings().database_url)
-    typer.echo("database is up to date")
+    """Apply database migrations up to the newest revision, naming each one applied."""
+    applied = upgrade_to_head(get_settings().database_url)
+    for migration in applied:
+        typer.echo(f"applied {migration.revision}: {migration.title}")
+    already = "" if applied else "already "
+    typer.echo(f"database is {already}up to date (revision {head_revision()})")
 
 
 @app.command()
@@ -281,8 +286,27 @@ def company_list_keys(
             for k in keys
         ]
 
-    for row in _in_transaction(work):
-        typer.echo(json.dumps(row) if as_json else "  ".join(str(v) for v in row.values()))
+    rows = _in_transaction(work)
+    if as_json:
+        for row in rows:
+            typer.echo(json.dumps(row))
+        return
+    table = [LIST_KEYS_HEADER] + [
+        tuple("-" if value is None else str(value) for value in row.values()) for row in rows
+    ]
+    widths = [max(len(line[column]) for line in table) for column in range(len(LIST_KEYS_HEADER))]
+    for line in table:
+        typer.echo(
+            "  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=True)).rstrip()
+        )
+
+
+@dataclass(frozen=True)
+class DemoCompany:
+    company_id: int
+    api_key: str
+    webhook_secret: str
+    created: bool
 
 
 @app.command()
@@ -291,39 +315,47 @@ def demo(
         str, typer.Option(help="Shown to the user.")
     ] = "http://127.0.0.1:8000/docs",
 ) -> None:
-    """Make sure a demo company exists and print its API key (local development only).
+    """Make sure a demo company exists and print its API key and webhook secret (local
+    development only; run it again to see them again).
 
     The key is kept in var/demo-credentials.json (mode 0600) because the database holds only
-    its hash; if that key no longer works, a new demo company is created.
+    its hash; if that key no longer works, a new demo company is created. The webhook secret
+    is read from the database, so it is the current one after a rotation.
     """
     settings = get_settings()
     saved = _read_demo_credentials()
 
-    async def work(session: AsyncSession) -> dict[str, object]:
+    async def work(session: AsyncSession) -> DemoCompany:
         if saved is not None:
             try:
                 principal = await authenticate(session, str(saved["ApiKey"]))
                 if principal.company_id == saved["CompanyId"]:
-                    return saved
+                    company = await companies.get_company(session, company_id=principal.company_id)
+                    return DemoCompany(
+                        company.id, str(saved["ApiKey"]), company.webhook_secret, created=False
+                    )
             except ApiError:
                 pass
         created = await companies.create_company(
             session, name=DEMO_COMPANY_NAME, sandbox=settings.sandbox
         )
-        return {
-            "CompanyId": created.company.id,
-            "ApiKey": created.key.api_key,
-            "WebhookSecret": created.webhook_secret,
-        }
+        return DemoCompany(
+            created.company.id, created.key.api_key, created.webhook_secret, created=True
+        )
 
     credentials = _in_transaction(work)
-    if credentials is not saved:
-        _write_demo_credentials(credentials)
-    typer.echo(f"Demo company {credentials['CompanyId']}")
-    typer.echo(f"  API key: {credentials['ApiKey']}")
-    typer.echo(f"  Docs:    {docs_url}")
+    if credentials.created:
+        _write_demo_credentials(
+            {"CompanyId": credentials.company_id, "ApiKey": credentials.api_key}
+        )
     api = docs_url.removesuffix("/docs")
-    typer.echo(f"  Try:     curl -H 'x-api-key: {credentials['ApiKey']}' {api}/api/v2/tiers")
+    typer.echo(f"Demo company {credentials.company_id}")
+    typer.echo(f"  API key:        {credentials.api_key}")
+    typer.echo(f"  Webhook secret: {credentials.webhook_secret}")
+    typer.echo(f"  Docs:           {docs_url}")
+    typer.echo(f"  Shell:          export KEY={credentials.api_key} API={api}")
+    typer.echo('  Try:            curl -H "x-api-key: $KEY" $API/api/v2/tiers')
+    typer.echo("  (`.venv/bin/finplat demo` prints these again.)")
 
 
 def _read_demo_credentials() -> dict[str, object] | None:

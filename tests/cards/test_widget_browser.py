@@ -11,9 +11,9 @@ import httpx
 
 from finplat.kit.clock import set_clock, utcnow
 from finplat.providers.cards.sandbox.adapter import luhn_check_digit
+from tests.browser import chromium
 from tests.cards.steps import approved_card_user, ordered_card
 from tests.isolated import isolated
-from tests.kyc.test_hosted_page_browser import chromium
 from tests.local_server import LocalServer
 
 

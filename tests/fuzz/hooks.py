@@ -3,6 +3,10 @@
 Loaded by the schemathesis CLI through SCHEMATHESIS_HOOKS=tests.fuzz.hooks.
 * `e164`: a phone number that exists in its country's numbering plan (the document's pattern
   gives the shape; validity per country is beyond a regular expression);
+* `safe-text`: one line of text without control characters or surrounding whitespace (the
+  document names the format instead of showing its long regular expression);
+* `email`: a mailbox address outside the special-use domains the API refuses (the document
+  says so in words; schemathesis' own addresses include `.test`);
 * `date`: dates of birth lie before today and not before 1900 (the only date the API takes).
 * `pdf-jpeg-png`: upload parts that are real PDF, JPEG or PNG files (checked by content);
 * `recent-date`: a proof of address's date, within the last three months;
@@ -36,6 +40,7 @@ import phonenumbers
 import schemathesis
 from hypothesis import strategies as st
 
+from finplat.kit.fields import SAFE_TEXT_PATTERN
 from tests.documents import samples
 
 VALID_PHONES = sorted(
@@ -45,6 +50,19 @@ VALID_PHONES = sorted(
 )
 
 schemathesis.openapi.format("e164", st.sampled_from(VALID_PHONES))
+# The shortest `safe-text` field takes 16 characters; longer values would only be filtered out.
+SAFE_TEXT = re.compile(SAFE_TEXT_PATTERN)
+schemathesis.openapi.format(
+    "safe-text",
+    st.text(st.characters(codec="utf-8"), min_size=1, max_size=16).filter(SAFE_TEXT.fullmatch),
+)
+# The local part takes the punctuation a dot-atom may carry, as schemathesis' own addresses do.
+schemathesis.openapi.format(
+    "email",
+    st.from_regex(
+        r"[a-z0-9!#$%&'*+/=?^_`{|}~-]{1,10}@[a-z0-9]{1,10}\.(com|org|net|io)", fullmatch=True
+    ),
+)
 schemathesis.openapi.format(
     "date",
     st.dates(min_value=date(1900, 1, 1), max_value=date.today() - timedelta(days=1)).map(

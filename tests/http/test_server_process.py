@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from pathlib import Path
 
 import httpx
@@ -11,6 +12,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from finplat.companies.models import WEBHOOK_SECRET_PURPOSE
+from finplat.db.migrate import head_revision
 from finplat.sealing.keyring import SecretKeyring, new_key
 from tests.databases import scratch_database
 from tests.factories import user_payload
@@ -121,3 +123,60 @@ async def test_without_the_sandbox_the_cli_refuses_to_start_without_a_secret_key
     assert code == 2
     assert err.startswith("error: FINPLAT_SECRET_KEY is required when the sandbox is off")
     assert "Traceback" not in err
+
+
+async def test_migrate_names_each_migration_it_applies_then_says_it_is_up_to_date() -> None:
+    async with scratch_database("cli") as url:
+        env = environment(url)
+        first = (await run_cli(env, "migrate"))[1].splitlines()
+        again = (await run_cli(env, "migrate"))[1].splitlines()
+    head = head_revision()
+    assert first[0].startswith("applied 0001: ")
+    assert first[-2].startswith(f"applied {head}: ")
+    assert first[-1] == f"database is up to date (revision {head})"
+    assert again == [f"database is already up to date (revision {head})"]
+
+
+async def test_list_keys_prints_a_header_and_a_dash_for_a_key_never_revoked() -> None:
+    async with scratch_database("cli") as url:
+        env = environment(url)
+        created = json.loads(
+            (await run_cli(env, "company", "create", "--name", "Keys", "--json"))[1]
+        )
+        company = str(created["CompanyId"])
+        await run_cli(env, "company", "rotate-key", "--company-id", company)
+        await run_cli(env, "company", "revoke-key", "--company-id", company, "--key-id", "1")
+        lines = (await run_cli(env, "company", "list-keys", "--company-id", company))[1]
+    header, revoked, active = (line.split() for line in lines.splitlines())
+    assert header == ["KEY", "ID", "PREFIX", "CREATED", "REVOKED"]
+    assert (revoked[0], active[0]) == ("1", "2")
+    assert revoked[3] != "-"
+    assert active[3] == "-"
+    assert "None" not in lines
+
+
+async def test_demo_prints_the_webhook_secret_again_and_the_current_one_after_a_rotation(
+    tmp_path: Path,
+) -> None:
+    async with scratch_database("demo") as url:
+        env = environment(url)
+        first = (await run_cli(env, "demo", cwd=tmp_path))[1]
+        key, secret = (_printed(first, label) for label in ("API key", "Webhook secret"))
+        assert secret.startswith("whsec_")
+        assert _printed((await run_cli(env, "demo", cwd=tmp_path))[1], "Webhook secret") == secret
+        async with (
+            served(env, cwd=tmp_path) as (base_url, _server),
+            httpx.AsyncClient(base_url=base_url, headers={"x-api-key": key}) as client,
+        ):
+            rotated = await client.put(
+                "/api/v2/company/configuration", json={"RotateWebhookSecret": True}
+            )
+        after = (await run_cli(env, "demo", cwd=tmp_path))[1]
+    assert _printed(after, "API key") == key
+    assert _printed(after, "Webhook secret") == rotated.json()["WebhookSecret"] != secret
+
+
+def _printed(output: str, label: str) -> str:
+    match = re.search(rf"^  {label}: +(\S+)$", output, flags=re.MULTILINE)
+    assert match is not None, output
+    return match.group(1)

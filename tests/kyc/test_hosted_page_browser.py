@@ -1,54 +1,23 @@
 """The hosted verification page in a real browser: Debian's Chromium, driven by Playwright,
 against the app served on loopback with its background jobs running. The applicant opens the
 KYC link, fills in the form and submits; the sandbox provider's callback, delivered by the
-background job, approves the user and the card provider account is opened.
-
-Chromium is required: CI installs it (`.ci/run`), so a missing browser fails the test."""
+background job, approves the user and the card provider account is opened (the browser:
+`tests.browser`)."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from pathlib import Path
 from typing import Any
 
 import httpx
-from playwright.async_api import Browser, async_playwright
 
+from tests.browser import chromium
 from tests.isolated import isolated
 from tests.local_server import LocalServer
 from tests.onboarding import create_user, provider_status, start_kyc
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
 OUTCOME_DEADLINE_SECONDS = 10.0
 POLL_SECONDS = 0.2
-
-
-def chromium_path() -> str:
-    # A failure, not a skip: the suite must not pass without running the browser.
-    assert CHROMIUM.exists(), f"{CHROMIUM} is missing: install it with `apt-get install chromium`"
-    return str(CHROMIUM)
-
-
-@asynccontextmanager
-async def chromium() -> AsyncIterator[Browser]:
-    executable = chromium_path()
-    async with async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
-        try:
-            yield browser
-        finally:
-            await browser.close()
 
 
 async def approved_with_card_account(client: httpx.AsyncClient, user_id: int) -> dict[str, Any]:

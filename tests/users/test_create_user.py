@@ -5,6 +5,7 @@ from datetime import date, timedelta
 import httpx
 import pytest
 
+from finplat.kit.fields import SAFE_TEXT_FORMAT
 from tests.factories import user_payload
 
 
@@ -72,6 +73,26 @@ async def test_invalid_email_is_rejected(api: httpx.AsyncClient, email: str) -> 
 )
 async def test_phone_not_in_valid_e164_is_rejected(api: httpx.AsyncClient, phone: str) -> None:
     assert_invalid_field(await create(api, Phone=phone), "Phone")
+
+
+@pytest.mark.parametrize("phone", ["07911123456", "+44 7911 123456", "+447911123456\n"])
+async def test_a_phone_not_shaped_as_e164_is_refused_with_a_sentence_not_a_pattern(
+    api: httpx.AsyncClient, phone: str
+) -> None:
+    response = await create(api, Phone=phone)
+    assert_invalid_field(response, "Phone")
+    assert response.json()["ValidationErrors"]["Phone"] == [
+        "Must be in E.164 format: '+' then country code and number, no spaces."
+    ]
+
+
+@pytest.mark.parametrize("name", [" Ada", "Ada ", "A\nda", "Ada\u0085"])
+async def test_text_beyond_one_clean_line_is_refused_with_a_sentence_not_a_pattern(
+    api: httpx.AsyncClient, name: str
+) -> None:
+    response = await create(api, FirstName=name)
+    assert_invalid_field(response, "FirstName")
+    assert response.json()["ValidationErrors"]["FirstName"] == [SAFE_TEXT_FORMAT.message]
 
 
 async def test_valid_e164_phone_is_accepted(api: httpx.AsyncClient) -> None:

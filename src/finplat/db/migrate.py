@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from alembic import command
 from alembic.config import Config
+from alembic.runtime.migration import MigrationInfo
+from alembic.script import ScriptDirectory
 
 from finplat.db.engine import ensure_sqlite_directory
 
@@ -26,11 +30,32 @@ def alembic_config(database_url: str) -> Config:
     return config
 
 
-def upgrade_to_head(database_url: str) -> None:
-    """Bring the database schema to the newest revision; safe to call on every start.
+@dataclass(frozen=True)
+class AppliedMigration:
+    revision: str
+    title: str
+
+
+def upgrade_to_head(database_url: str) -> list[AppliedMigration]:
+    """Bring the database schema to the newest revision; safe to call on every start. Returns
+    the migrations applied, oldest first: none when the schema was already the newest.
 
     Must not be called from inside a running event loop (Alembic's env runs its own); async
     callers use `asyncio.to_thread(upgrade_to_head, url)`.
     """
     ensure_sqlite_directory(database_url)
-    command.upgrade(alembic_config(database_url), "head")
+    applied: list[AppliedMigration] = []
+
+    def record(*, step: MigrationInfo, **_: Any) -> None:
+        script = step.up_revision
+        applied.append(AppliedMigration(str(step.up_revision_id), getattr(script, "doc", "")))
+
+    config = alembic_config(database_url)
+    config.attributes["on_version_apply"] = record
+    command.upgrade(config, "head")
+    return applied
+
+
+def head_revision() -> str:
+    """The newest revision the migrations define."""
+    return str(ScriptDirectory.from_config(alembic_config("")).get_current_head())

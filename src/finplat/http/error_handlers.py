@@ -24,6 +24,7 @@ from finplat.errors import (
     error_response,
 )
 from finplat.http.routing import served_routes
+from finplat.kit.fields import NAMED_FORMATS
 from finplat.kit.money import INVALID_AMOUNT_ERROR
 from finplat.kit.schemas import DUPLICATE_FIELD_ERROR
 
@@ -49,6 +50,10 @@ def _message(error: dict[str, Any]) -> str:
         return "Unknown field."
     if error.get("type") == "missing":
         return "Field required."
+    if error.get("type") == "string_pattern_mismatch":
+        named = NAMED_FORMATS.get(str((error.get("ctx") or {}).get("pattern")))
+        if named is not None:
+            return named.message
     message = str(error.get("msg", "Invalid value."))
     return message.removeprefix("Value error, ")
 

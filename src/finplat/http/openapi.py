@@ -9,6 +9,7 @@ from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
 from finplat.errors import ErrorBody
+from finplat.kit.fields import NAMED_FORMATS
 
 API_DESCRIPTION = """\
 finplat: users, KYC, cards, banking and signed webhooks for partner companies, behind one API.
@@ -76,6 +77,25 @@ def _add_links(schema: dict[str, Any]) -> None:
             operation["responses"][status]["links"] = links
 
 
+def _name_long_patterns(node: Any) -> None:
+    """Replace each long pattern by its named format and sentence (`NAMED_FORMATS`), wherever
+    the document carries it: a reader gets words, the fuzzer a strategy per format."""
+    if isinstance(node, dict):
+        pattern = node.get("pattern")
+        named = NAMED_FORMATS.get(pattern) if isinstance(pattern, str) else None
+        if named is not None:
+            del node["pattern"]
+            node["format"] = named.name
+            description = node.get("description") or ""
+            if named.description not in description:
+                node["description"] = f"{description} {named.description}".strip()
+        for value in node.values():
+            _name_long_patterns(value)
+    elif isinstance(node, list):
+        for value in node:
+            _name_long_patterns(value)
+
+
 def document(app: FastAPI) -> dict[str, Any]:
     """The generated document, corrected to what the service really answers.
 
@@ -116,6 +136,7 @@ def document(app: FastAPI) -> dict[str, Any]:
                 responses.setdefault("413", error("Request body too large."))
                 responses.setdefault("415", error("Request body is not JSON."))
     _add_links(schema)
+    _name_long_patterns(schema)
     components = schema.setdefault("components", {}).setdefault("schemas", {})
     components.pop("HTTPValidationError", None)
     components.pop("ValidationError", None)
