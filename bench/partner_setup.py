@@ -1,17 +1,21 @@
 """A benchmark's setup, done as a partner does it: companies from `finplat company create`,
 everything else through the public API and the sandbox (KYC-approved users, active cards,
-funded master accounts). Nothing here is timed.
+funded master accounts, open bank accounts with funded budgets, verified payees). Nothing
+here is timed.
 """
 
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
+import io
 import json
 import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
+from pypdf import PdfWriter
 from run_database import FINPLAT, ROOT
 
 TIER = "Personal Premium"  # card-provider virtual cards and the banking provider
@@ -111,6 +115,92 @@ async def active_card(api: httpx.AsyncClient, user_id: int, type_id: int) -> int
     if detail["Status"] != "ACTIVE":
         raise RuntimeError(f"card {card['Id']} is {detail['Status']} after production")
     return int(card["Id"])
+
+
+async def top_up(api: httpx.AsyncClient, card_id: int, value: int) -> None:
+    body = {"CardId": card_id, "Token": "USD", "Value": value}
+    headers = idempotency_key("topup")
+    expect(await api.post("/api/v2/cards/topup", json=body, headers=headers), 200)
+
+
+def proof_of_address() -> bytes:
+    """A one-page PDF: the sandbox checks that it is one, not what it says."""
+    writer = PdfWriter()
+    writer.add_blank_page(width=100, height=50)
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+async def open_bank_account(api: httpx.AsyncClient, user_id: int) -> str:
+    """The banking provider's onboarding, approved in the sandbox: the `AccountId`."""
+    fields = {
+        "RequestedFeatures": "PAYMENTS",
+        "MainPurpose": "Savings",
+        "SourceOfFunds": "Salary",
+        "DestinationOfFunds": "GB",
+        "CurrenciesRequired": "GBP,EUR",
+        "AnnualVolume": "10000-50000",
+        "NumberOfPayments": "10-50",
+        "ProofOfAddressDate": (dt.date.today() - dt.timedelta(days=10)).isoformat(),
+    }
+    files = {"ProofOfAddress": ("bill.pdf", proof_of_address(), "application/pdf")}
+    answer = expect(
+        await api.post(
+            "/api/v2/banking/bankprov-onboarding",
+            params={"userId": user_id},
+            data=fields,
+            files=files,
+        ),
+        202,
+    )
+    complete = f"/api/v2/sandbox/users/{user_id}/kyc/complete"
+    expect(await api.post(complete, json={"Outcome": "APPROVED", "Provider": "bankprov"}), 200)
+    return str(answer["AccountId"])
+
+
+async def default_budget(api: httpx.AsyncClient, user_id: int) -> str:
+    budgets = expect(await api.get(f"/api/v2/banking/users/{user_id}/budgets"), 200)["Budgets"]
+    return str(next(b["BudgetId"] for b in budgets if b["IsDefault"]))
+
+
+async def open_budget(api: httpx.AsyncClient, user_id: int, account_id: str, name: str) -> str:
+    body = {"AccountId": account_id, "Name": name}
+    path = f"/api/v2/banking/users/{user_id}/budgets"
+    return str(
+        expect(await api.post(path, json=body, headers=idempotency_key("budget")), 201)["BudgetId"]
+    )
+
+
+async def credit_budget(
+    api: httpx.AsyncClient, user_id: int, budget_id: str, amount: int, currency: str = "EUR"
+) -> None:
+    """Money arriving from outside (sandbox: an incoming SEPA credit)."""
+    body = {"Currency": currency, "Amount": amount, "Scheme": "SEPA", "SenderName": "Ada Lovelace"}
+    path = f"/api/v2/sandbox/banking/budgets/{budget_id}/credits"
+    expect(await api.post(path, params={"userId": user_id}, json=body), 201)
+
+
+async def verified_payee(api: httpx.AsyncClient, user_id: int) -> str:
+    """A SEPA EUR payee, confirmed with its one-time token: the `PayeeId`."""
+    body = {
+        "Name": "Acme GmbH",
+        "PaymentType": "COMPANY",
+        "PaymentMethod": "SEPA.CREDITTRANSFER",
+        "Currency": "EUR",
+        "Iban": "DE89370400440532013000",
+    }
+    params = {"userId": user_id}
+    challenge = expect(
+        await api.post(
+            "/api/v2/banking/payees", params=params, json=body, headers=idempotency_key("payee")
+        ),
+        202,
+    )
+    token = {"VerificationToken": challenge["VerificationToken"]}
+    path = f"/api/v2/banking/payees/{challenge['PayeeId']}/verify"
+    expect(await api.post(path, params=params, json=token), 200)
+    return str(challenge["PayeeId"])
 
 
 async def set_up_company(
