@@ -23,7 +23,9 @@ Usage: bench/api.py [--seconds S] [--clients C] [--ops a,b] [--sqlite] [--procs 
    backends over the window (`cpu_accounting`; null on SQLite, where the database works in
    the server's process and its CPU is the server's), and `load_cpu_pct`, the busiest load
    process's CPU: `generator_bound` (and a line on stderr) when it nears a whole core, the
-   figure then being the generator's limit rather than the server's.
+   figure then being the generator's limit rather than the server's. `others_busy_pct` is the
+   share of the machine's cores that other work took over the window (a shared machine's
+   noise).
 4. Stops the server, runs `finplat ledger verify` on the database and drops it.
 
 Exit status 1 when any operation failed (each failure counted in its line's "errors" by step
@@ -141,6 +143,7 @@ def summary(op: str, one: Slice, clients: int, database: BenchDatabase) -> dict[
         "clients": clients,
         "seconds": round(combined.window_seconds, 1),
         "machine_busy_pct": cpu.get("machine_busy_pct"),
+        "others_busy_pct": cpu_accounting.busy_elsewhere_pct([one.cpu], one.generator_seconds),
         "load_cpu_pct": round(100 * one.generator_share, 1),
         "generator_bound": one.generator_bound,
     }

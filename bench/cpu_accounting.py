@@ -87,3 +87,22 @@ def per_operation(
         "postgres_cpu_us_per_op": round(database / ops * 1e6),
         "machine_busy_pct": round(100 * busy / (wall * cores), 1),
     }
+
+
+def busy_elsewhere_pct(
+    windows: Sequence[tuple[CpuSample | None, CpuSample | None]], own_seconds: float
+) -> float | None:
+    """How busy the machine was over the windows with anything but the server, the database's
+    backends and `own_seconds` of the benchmark's own CPU (its load generator), in percent of
+    all its cores: what the other users of a shared machine took from the run."""
+    pairs = [(b, a) for b, a in windows if b is not None and a is not None]
+    if not pairs or len(pairs) < len(windows):
+        return None
+    wall = sum(after.wall - before.wall for before, after in pairs)
+    busy = sum(after.machine_busy - before.machine_busy for before, after in pairs)
+    ours = sum(
+        _used(before.server, after.server) + _used(before.database, after.database)
+        for before, after in pairs
+    )
+    cores = os.cpu_count() or 1
+    return round(max(0.0, 100 * (busy - ours - own_seconds) / (wall * cores)), 1)

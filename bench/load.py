@@ -198,6 +198,7 @@ class Slice:
     window_seconds: float
     cpu: tuple[CpuSample | None, CpuSample | None]  # at its start and at its end
     generator_share: float  # the busiest load process's CPU, as a share of one core
+    generator_seconds: float  # the CPU of all the load processes
 
     @property
     def generator_bound(self) -> bool:
@@ -246,4 +247,5 @@ def drive(
         window_seconds=max(0.0, window),
         cpu=(cpu_before, cpu_after),
         generator_share=share,
+        generator_seconds=sum(r.cpu_seconds for r in results),
     )
