@@ -8,6 +8,7 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Callable
 
@@ -41,8 +42,11 @@ class Server:
 
     def start(self) -> None:
         cmd = [FINPLAT, "serve", "--port", str(self.port), "--workers", str(self.workers)]
-        # Its own process group, so that stopping it also stops uvicorn's worker processes.
-        self.proc = subprocess.Popen(cmd, env=self.env, cwd=ROOT, start_new_session=True)  # noqa: S603
+        # Its own process group, so that stopping it also stops uvicorn's worker processes. Its
+        # log lines (JSON too) go to stderr: stdout carries the benchmark's figures.
+        self.proc = subprocess.Popen(  # noqa: S603
+            cmd, env=self.env, cwd=ROOT, start_new_session=True, stdout=sys.stderr
+        )
         asyncio.run(self._wait_healthy(self.proc))
 
     async def _wait_healthy(self, proc: subprocess.Popen[bytes]) -> None:
