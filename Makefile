@@ -7,7 +7,7 @@ SERVE_STAMP := $(VENV)/.installed-serve
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install run reset test test-postgres fuzz chaos lint format clean bench
+.PHONY: install run reset test test-postgres fuzz chaos lint format clean bench bench-api
 
 # The project with its dev tools (tests, lint, fuzzing, the browser driver).
 install: $(STAMP)
@@ -71,13 +71,18 @@ format: install
 	$(VENV)/bin/ruff format src tests migrations
 	$(VENV)/bin/ruff check --fix src tests migrations
 
-# Card top-up benchmark (issue 5): a real server on a fresh PostgreSQL database, `spread` and
-# `hot` scenarios and the pgbench yardstick (when ../shared/bench is present) measured in
-# interleaved rounds (bench/rounds.py), then the ratios.
-# BENCH_SECONDS / BENCH_CLIENTS tune the run; BENCH_ARGS passes more (e.g. --workers 2).
+# The benchmarks, in one command: first the card top-up benchmark (issue 5): a real server on
+# a fresh PostgreSQL database, `spread` and `hot` scenarios and the pgbench yardstick (when
+# ../shared/bench is present) measured in interleaved rounds (bench/rounds.py), then the
+# ratios; then the whole-API benchmark (`bench-api`).
+# BENCH_SECONDS / BENCH_CLIENTS tune the runs; BENCH_ARGS passes more to bench/topups.py
+# (e.g. --workers 2), BENCH_API_ARGS to bench/api.py (e.g. --ops topup,unload).
 BENCH_SECONDS ?= 20
 BENCH_CLIENTS ?= 32
 CEILING := ../shared/bench/ceiling.sh
+# bench/api.py measures twelve operations, on two databases: 10 s each unless BENCH_SECONDS
+# is given (on the command line or in the environment).
+BENCH_API_SECONDS := $(if $(filter file,$(origin BENCH_SECONDS)),10,$(BENCH_SECONDS))
 
 bench: install
 	@mkdir -p var
@@ -86,6 +91,19 @@ bench: install
 	$(PY) bench/topups.py --seconds $(BENCH_SECONDS) --clients $(BENCH_CLIENTS) $$ceiling \
 		$(BENCH_ARGS) > var/bench.jsonl; status=$$?; cat var/bench.jsonl; exit $$status
 	@$(PY) bench/ratio.py var/bench.jsonl
+	@$(MAKE) --no-print-directory bench-api
+
+# The whole-API benchmark (issue 31): every operation on the ordinary request path, each alone,
+# on a fresh PostgreSQL database and then on a fresh SQLite file (bench/api.py); one JSON line
+# per operation in var/bench-api.jsonl. Fails when an operation failed or a ledger does not
+# verify, after both runs.
+bench-api: install
+	@mkdir -p var
+	@$(PY) bench/api.py --seconds $(BENCH_API_SECONDS) --clients $(BENCH_CLIENTS) \
+		$(BENCH_API_ARGS) > var/bench-api.jsonl; postgres=$$?; \
+	$(PY) bench/api.py --sqlite --seconds $(BENCH_API_SECONDS) --clients $(BENCH_CLIENTS) \
+		$(BENCH_API_ARGS) >> var/bench-api.jsonl; sqlite=$$?; \
+	cat var/bench-api.jsonl; test $$postgres -eq 0 && test $$sqlite -eq 0
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache .import_linter_cache

@@ -3,7 +3,7 @@ backends, and the machine as a whole, read from /proc (Linux) at the start and a
 each measured window.
 
 Throughput on a shared machine moves with its speed (a third within an hour here); CPU time
-per top-up, split by process, is what says which side a change has to make cheaper.
+per operation, split by process, is what says which side a change has to make cheaper.
 """
 
 from __future__ import annotations
@@ -39,9 +39,9 @@ def _machine_busy_seconds() -> float:
     return (sum(values) - idle) / _TICKS
 
 
-def sample(server_group: int, database: str, wall: float) -> CpuSample | None:
-    """The CPU used so far by the server's process group and the backends serving `database`;
-    None where /proc is not there to read."""
+def sample(server_group: int, database: str | None, wall: float) -> CpuSample | None:
+    """The CPU used so far by the server's process group and the PostgreSQL backends serving
+    `database` (none for an embedded database); None where /proc is not there to read."""
     if not (_PROC / "stat").exists():
         return None
     server: dict[int, float] = {}
@@ -57,7 +57,7 @@ def sample(server_group: int, database: str, wall: float) -> CpuSample | None:
         group, seconds = _process_seconds(stat)
         if group == server_group:
             server[int(entry.name)] = seconds
-        elif command.startswith("postgres:") and f" {database} " in command:
+        elif database and command.startswith("postgres:") and f" {database} " in command:
             backends[int(entry.name)] = seconds
     return CpuSample(server, backends, _machine_busy_seconds(), wall)
 
@@ -68,10 +68,10 @@ def _used(before: dict[int, float], after: dict[int, float]) -> float:
     return sum(seconds - before.get(pid, 0.0) for pid, seconds in after.items())
 
 
-def per_top_up(
+def per_operation(
     windows: Sequence[tuple[CpuSample | None, CpuSample | None]], ops: int
 ) -> dict[str, float]:
-    """Microseconds of CPU per top-up for the server and PostgreSQL over the measured windows
+    """Microseconds of CPU per operation for the server and PostgreSQL over the measured windows
     (each a sample at its start and at its end), and how busy the whole machine was in them
     (percent of all its cores)."""
     pairs = [(b, a) for b, a in windows if b is not None and a is not None]
@@ -87,3 +87,22 @@ def per_top_up(
         "postgres_cpu_us_per_op": round(database / ops * 1e6),
         "machine_busy_pct": round(100 * busy / (wall * cores), 1),
     }
+
+
+def busy_elsewhere_pct(
+    windows: Sequence[tuple[CpuSample | None, CpuSample | None]], own_seconds: float
+) -> float | None:
+    """How busy the machine was over the windows with anything but the server, the database's
+    backends and `own_seconds` of the benchmark's own CPU (its load generator), in percent of
+    all its cores: what the other users of a shared machine took from the run."""
+    pairs = [(b, a) for b, a in windows if b is not None and a is not None]
+    if not pairs or len(pairs) < len(windows):
+        return None
+    wall = sum(after.wall - before.wall for before, after in pairs)
+    busy = sum(after.machine_busy - before.machine_busy for before, after in pairs)
+    ours = sum(
+        _used(before.server, after.server) + _used(before.database, after.database)
+        for before, after in pairs
+    )
+    cores = os.cpu_count() or 1
+    return round(max(0.0, 100 * (busy - ours - own_seconds) / (wall * cores)), 1)

@@ -1,0 +1,234 @@
+"""The operations of the whole-API benchmark (`bench/api.py`), each as a partner's backend
+sends it, on one of the customers the setup prepared (`Customer`).
+
+Each is a `load.Operation`: it succeeds when every request gets the status the API promises
+(and a purchase is approved); anything else is a `Failure`. Every state-changing request that
+takes an `Idempotency-Key` gets a fresh one, as the README asks of a partner.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from http1 import Connection
+from load import Client, Failure, Operation, expect
+from partner_setup import user_body
+
+PAYOUTS = "/api/v2/banking/payouts"
+
+
+@dataclass(frozen=True)
+class Customer:
+    """A KYC-approved user with an active funded card and an open bank account: a funded
+    budget, a second budget of the same account and a verified SEPA EUR payee."""
+
+    api_key: str
+    user_id: int
+    card_type_id: int
+    card_id: int
+    account_id: str
+    budget_id: str
+    savings_id: str
+    payee_id: str
+
+
+def _cents(client: Client, low: int, high: int) -> float:
+    """An amount from `low` to `high` - 0.01 with two decimals (as JSON numbers are sent)."""
+    return client.rng.randrange(low * 100, high * 100) / 100
+
+
+async def get_user(conn: Connection, c: Customer, client: Client) -> Failure | None:
+    failure, _ = await expect(conn, 200, "GET", f"/api/v2/users/{c.user_id}", api_key=c.api_key)
+    return failure
+
+
+async def list_cards(conn: Connection, c: Customer, client: Client) -> Failure | None:
+    path = f"/api/v2/cards?userId={c.user_id}"
+    failure, _ = await expect(conn, 200, "GET", path, api_key=c.api_key)
+    return failure
+
+
+async def get_balance(conn: Connection, c: Customer, client: Client) -> Failure | None:
+    """The user's balance per currency across providers (budgets and cards)."""
+    path = f"/api/v2/banking/balance?userId={c.user_id}"
+    failure, _ = await expect(conn, 200, "GET", path, api_key=c.api_key)
+    return failure
+
+
+async def create_user(conn: Connection, c: Customer, client: Client) -> Failure | None:
+    body = user_body(client.next_id())
+    failure, _ = await expect(conn, 201, "POST", "/api/v2/users", api_key=c.api_key, body=body)
+    return failure
+
+
+async def order_card(conn: Connection, c: Customer, client: Client) -> Failure | None:
+    """Another virtual card for the user (it becomes active when the provider's callback
+    arrives, in the background)."""
+    body = {"UserId": c.user_id, "CardTypeId": c.card_type_id, "Phone": "+447911123456"}
+    failure, _ = await expect(
+        conn,
+        201,
+        "POST",
+        "/api/v2/cards",
+        api_key=c.api_key,
+        body=body,
+        idempotency_key=client.next_key(),
+    )
+    return failure
+
+
+async def topup(conn: Connection, c: Customer, client: Client) -> Failure | None:
+    """5.00 to 199.99 USD from the master account onto the card."""
+    body = {"CardId": c.card_id, "Token": "USD", "Value": _cents(client, 5, 200)}
+    failure, _ = await expect(
+        conn,
+        200,
+        "POST",
+        "/api/v2/cards/topup",
+        api_key=c.api_key,
+        body=body,
+        idempotency_key=client.next_key(),
+    )
+    return failure
+
+
+async def unload(conn: Connection, c: Customer, client: Client) -> Failure | None:
+    """1.00 to 19.99 USD from the card back to the master account."""
+    body = {"CardId": c.card_id, "Currency": "USD", "Value": _cents(client, 1, 20)}
+    failure, _ = await expect(
+        conn,
+        200,
+        "POST",
+        "/api/v2/cards/unload-card",
+        api_key=c.api_key,
+        body=body,
+        idempotency_key=client.next_key(),
+    )
+    return failure
+
+
+async def company_funding(conn: Connection, c: Customer, client: Client) -> Failure | None:
+    """100.00 to 9999.99 USD into the company's master account (sandbox)."""
+    body = {"Currency": "USD", "Amount": _cents(client, 100, 10_000)}
+    failure, _ = await expect(
+        conn,
+        200,
+        "POST",
+        "/api/v2/sandbox/company/funding",
+        api_key=c.api_key,
+        body=body,
+        idempotency_key=client.next_key(),
+    )
+    return failure
+
+
+async def budget_transfer(conn: Connection, c: Customer, client: Client) -> Failure | None:
+    """1.00 to 9.99 EUR from the funded budget to the other budget of the account."""
+    body = {
+        "AccountId": c.account_id,
+        "Amount": _cents(client, 1, 10),
+        "Currency": "EUR",
+        "DestinationBudgetId": c.savings_id,
+    }
+    failure, _ = await expect(
+        conn,
+        201,
+        "POST",
+        f"/api/v2/banking/budgets/{c.budget_id}/transfer?userId={c.user_id}",
+        api_key=c.api_key,
+        body=body,
+        idempotency_key=client.next_key(),
+    )
+    return failure
+
+
+async def payout_create(conn: Connection, c: Customer, client: Client) -> Failure | None:
+    """The whole payout flow, as a partner runs it for each payout: check (the quote), initiate
+    (the approval and its one-time token), the user's verification, then the create, which
+    reserves the money and asks the banking provider to pay (1.00 to 9.99 EUR)."""
+    terms = {
+        "AccountId": c.account_id,
+        "BudgetId": c.budget_id,
+        "PayeeId": c.payee_id,
+        "Amount": _cents(client, 1, 10),
+        "Currency": "EUR",
+    }
+    user = f"?userId={c.user_id}"
+    failure, _ = await expect(
+        conn, 200, "POST", f"{PAYOUTS}/check{user}", api_key=c.api_key, body=terms, step="check"
+    )
+    if failure is not None:
+        return failure
+    failure, answer = await expect(
+        conn,
+        201,
+        "POST",
+        f"{PAYOUTS}/initiate{user}",
+        api_key=c.api_key,
+        body=terms,
+        idempotency_key=client.next_key(),
+        step="initiate",
+    )
+    if failure is not None:
+        return failure
+    challenge = json.loads(answer)
+    approval = challenge["ApprovalId"]
+    failure, _ = await expect(
+        conn,
+        200,
+        "POST",
+        f"{PAYOUTS}/approvals/{approval}/verify{user}",
+        api_key=c.api_key,
+        body={"VerificationToken": challenge["VerificationToken"]},
+        step="verify",
+    )
+    if failure is not None:
+        return failure
+    failure, _ = await expect(
+        conn,
+        201,
+        "POST",
+        f"{PAYOUTS}{user}",
+        api_key=c.api_key,
+        body={**terms, "ApprovalId": approval},
+        idempotency_key=client.next_key(),
+        step="create",
+    )
+    return failure
+
+
+async def card_authorization(conn: Connection, c: Customer, client: Client) -> Failure | None:
+    """A purchase of 1.00 to 4.99 USD with the card (sandbox), which must be approved."""
+    body = {"Amount": _cents(client, 1, 5), "Currency": "USD", "Merchant": "Coffee Shop"}
+    failure, answer = await expect(
+        conn,
+        200,
+        "POST",
+        f"/api/v2/sandbox/cards/{c.card_id}/authorizations?userId={c.user_id}",
+        api_key=c.api_key,
+        body=body,
+    )
+    if failure is None and json.loads(answer)["Status"] != "SETTLED":
+        return Failure("declined", 200, answer[:300].decode(errors="replace"))
+    return failure
+
+
+# In the order a run measures them: reads first, then writes; `topup_lane_off` last, on a
+# server started again without the batched lane.
+OPERATIONS: dict[str, Operation] = {
+    "get_user": get_user,
+    "list_cards": list_cards,
+    "get_balance": get_balance,
+    "create_user": create_user,
+    "order_card": order_card,
+    "topup": topup,
+    "unload": unload,
+    "company_funding": company_funding,
+    "budget_transfer": budget_transfer,
+    "payout_create": payout_create,
+    "card_authorization": card_authorization,
+    "topup_lane_off": topup,
+}
+REQUESTS_PER_OPERATION = {"payout_create": 4}
+LANE_OFF = "topup_lane_off"

@@ -1,0 +1,252 @@
+"""SQL statements and commits of one request, for the money operations of `bench/api.py`.
+
+Usage: bench/statements.py [--postgres [URL]] [--show]
+
+Builds the application in this process (`create_app`, no background jobs) on a fresh database
+(SQLite under var/, or `--postgres`), sets a company and a customer up through the API over
+httpx's ASGI transport (`partner_setup`, as `bench/api.py` does), then sends one request of each
+operation and counts, from the first statement to the last of that request:
+  statements   data statements through SQLAlchemy (`before_cursor_execute`), by first word;
+  control      transaction control sent as SQL (SQLite's `BEGIN IMMEDIATE`, savepoints);
+  commits      commits (`commit` events), rollbacks and savepoints likewise;
+  lane         on PostgreSQL, `topup` through the batched lane too (a batch of one): its
+               statements run on the session's asyncpg connection below SQLAlchemy
+               (`finplat.db.prepared.fetch`), each in autocommit, so each is also a commit.
+Prints one JSON line per operation; `--show` prints each statement's first line on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from collections import Counter
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+from fastapi import FastAPI
+from partner_setup import (
+    active_card,
+    approved_user,
+    card_type_id,
+    create_company,
+    fund_master,
+    idempotency_key,
+    tier_id,
+    top_up,
+)
+from run_database import (
+    FINPLAT,
+    PG_SERVER,
+    ROOT,
+    BenchDatabase,
+    PostgresDatabase,
+    SqliteDatabase,
+    verify_ledger,
+)
+from sqlalchemy import event
+
+from finplat.app import create_app
+from finplat.config import Settings
+from finplat.db import prepared
+
+CONTROL = ("BEGIN", "SAVEPOINT", "RELEASE", "ROLLBACK", "COMMIT")
+
+
+@dataclass
+class Tally:
+    statements: Counter[str] = field(default_factory=Counter)
+    control: int = 0
+    commits: int = 0
+    rollbacks: int = 0
+    savepoints: int = 0
+    lane: int = 0
+    shown: list[str] = field(default_factory=list)
+
+    def statement(self, sql: str, *, lane: bool = False) -> None:
+        text = " ".join(sql.split())
+        first = text.split(" ", 1)[0].upper()
+        if first in CONTROL:
+            self.control += 1
+        elif lane:
+            self.lane += 1
+        else:
+            self.statements[first] += 1
+        self.shown.append(("lane: " if lane else "") + text[:160])
+
+    def line(self, op: str, backend: str) -> dict[str, Any]:
+        return {
+            "op": op,
+            "database": backend,
+            "statements": sum(self.statements.values()),
+            "by_kind": dict(sorted(self.statements.items())),
+            "control": self.control,
+            "commits": self.commits,
+            "rollbacks": self.rollbacks,
+            "savepoints": self.savepoints,
+            "lane_statements": self.lane,
+        }
+
+
+class Counting:
+    """Counts what the apps' engines (and the lane's asyncpg statements) do during a request."""
+
+    def __init__(self, apps: list[FastAPI]) -> None:
+        self.tally: Tally | None = None
+        for app in apps:
+            engine = app.state.engine.sync_engine
+            event.listen(engine, "before_cursor_execute", self._cursor)
+            event.listen(engine, "commit", lambda _conn: self._add("commits"))
+            event.listen(engine, "rollback", lambda _conn: self._add("rollbacks"))
+            event.listen(engine, "savepoint", lambda _conn, _name: self._add("savepoints"))
+        lane_fetch = prepared.fetch
+
+        async def counted(pg: Any, sql: str, *args: Any) -> Any:
+            if self.tally is not None:
+                self.tally.statement(sql, lane=True)
+            return await lane_fetch(pg, sql, *args)
+
+        prepared.fetch = counted
+
+    def _cursor(self, _conn: Any, _cursor: Any, sql: str, *_args: Any) -> None:
+        if self.tally is not None:
+            self.tally.statement(sql)
+
+    def _add(self, what: str) -> None:
+        if self.tally is not None:
+            setattr(self.tally, what, getattr(self.tally, what) + 1)
+
+    async def count(self, request: Callable[[], Awaitable[httpx.Response]]) -> Tally:
+        self.tally = Tally()
+        try:
+            response = await request()
+        finally:
+            tally, self.tally = self.tally, None
+        if response.status_code >= 300:
+            raise RuntimeError(f"{response.status_code} {response.text[:300]}")
+        return tally
+
+
+def app_on(url: str, runners: int) -> FastAPI:
+    app: FastAPI = create_app(
+        Settings(
+            database_url=url,
+            log_level="WARNING",
+            rate_limit="1000000/second",
+            run_background_jobs=False,
+            topup_batch_runners=runners,
+        )
+    )
+    return app
+
+
+async def measure(database: BenchDatabase, env: dict[str, str], show: bool) -> None:
+    company = await create_company(env, "Statements")
+    route_app = app_on(database.url, runners=0)
+    lanes = {"route": route_app}
+    if database.backend == "postgresql":
+        lanes["lane"] = app_on(database.url, runners=1)
+    clients = {
+        name: httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=app),
+            base_url="http://finplat.test",
+            headers={"x-api-key": company.api_key},
+            timeout=60,
+        )
+        for name, app in lanes.items()
+    }
+    api = clients["route"]
+    try:
+        await fund_master(api, 1_000_000)
+        user_id = await approved_user(api, await tier_id(api), 1)
+        card_id = await active_card(api, user_id, await card_type_id(api, user_id))
+        await top_up(api, card_id, 1000)  # the company's first top-up makes its fee account
+        for client in clients.values():
+            await client.get("/api/v2/tiers")  # the key is known to each app's process
+        requests: list[tuple[str, str, Callable[[], Awaitable[httpx.Response]]]] = [
+            (
+                "topup_lane_off",
+                "route",
+                lambda: api.post(
+                    "/api/v2/cards/topup",
+                    json={"CardId": card_id, "Token": "USD", "Value": 25.5},
+                    headers=idempotency_key("topup"),
+                ),
+            ),
+            (
+                "unload",
+                "route",
+                lambda: api.post(
+                    "/api/v2/cards/unload-card",
+                    json={"CardId": card_id, "Currency": "USD", "Value": 5.25},
+                    headers=idempotency_key("unload"),
+                ),
+            ),
+            (
+                "card_authorization",
+                "route",
+                lambda: api.post(
+                    f"/api/v2/sandbox/cards/{card_id}/authorizations",
+                    params={"userId": user_id},
+                    json={"Amount": 2.5, "Currency": "USD", "Merchant": "Coffee Shop"},
+                ),
+            ),
+        ]
+        if "lane" in clients:
+            lane = clients["lane"]
+            requests.insert(
+                0,
+                (
+                    "topup",
+                    "lane",
+                    lambda: lane.post(
+                        "/api/v2/cards/topup",
+                        json={"CardId": card_id, "Token": "USD", "Value": 25.5},
+                        headers=idempotency_key("topup"),
+                    ),
+                ),
+            )
+        counting = Counting(list(lanes.values()))
+        for op, _where, request in requests:
+            tally = await counting.count(request)
+            print(json.dumps(tally.line(op, database.backend)), flush=True)
+            if show:
+                for text in tally.shown:
+                    print(f"[{op}] {text}", file=sys.stderr)
+    finally:
+        for client in clients.values():
+            await client.aclose()
+        for app in lanes.values():
+            await app.state.engine.dispose()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--postgres", nargs="?", const=PG_SERVER, metavar="URL", help="PostgreSQL (a server)"
+    )
+    parser.add_argument("--show", action="store_true", help="each statement on stderr")
+    args = parser.parse_args()
+    database: BenchDatabase = PostgresDatabase(args.postgres) if args.postgres else SqliteDatabase()
+    database.drop_abandoned()
+    env = {**os.environ, "FINPLAT_DATABASE_URL": database.url, "FINPLAT_LOG_LEVEL": "WARNING"}
+    database.create()
+    ok = False
+    try:
+        subprocess.run([FINPLAT, "migrate"], env=env, cwd=ROOT, check=True, capture_output=True)  # noqa: S603
+        asyncio.run(measure(database, env, args.show))
+    finally:
+        try:
+            ok = verify_ledger(env)
+        finally:
+            database.drop()
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
