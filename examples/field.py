@@ -1,4 +1,4 @@
-"""Print one value of a JSON answer, for the README walk-through's shell variables.
+"""Print one value of a JSON answer, for the shell variables of docs/walkthrough.md.
 
     python3 examples/field.py PayeeId < var/payee.json
     python3 examples/field.py AccountId Provider=bankprov < var/accounts.json

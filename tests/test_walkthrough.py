@@ -1,7 +1,7 @@
-"""The README's walk-through, run as a newcomer runs it: `finplat migrate` and `finplat demo` on
-a fresh database, a real `finplat serve`, and every `curl` and `export` command of the
-walk-through executed as written by bash, curl and python3, in order, in a folder holding the
-repository's `examples/` (the ids flow through the walk-through's own `export` lines).
+"""The walk-through (`docs/walkthrough.md`), run as a newcomer runs it: `finplat migrate` and
+`finplat demo` on a fresh database, a real `finplat serve`, and every `curl` and `export` command
+of the walk-through executed as written by bash, curl and python3, in order, in a folder holding
+the repository's `examples/` (the ids flow through the walk-through's own `export` lines).
 
 Every call must succeed (2xx) with an answer the sensitive-data scanner finds clean, and the
 outcomes the walk-through promises must hold, so a renamed field, a changed id or a step that
@@ -27,8 +27,7 @@ from tests.processes import environment, run_cli, served
 from tests.sensitive_data import find
 
 ROOT = Path(__file__).resolve().parents[1]
-README = ROOT / "README.md"
-SECTION = "## A walk-through with curl"
+WALKTHROUGH = ROOT / "docs" / "walkthrough.md"
 COMMAND_TIMEOUT_SECONDS = 30
 # The command's own `-s` stays; curl reports transport errors and writes the status code on
 # standard error, so that the answer on standard output reaches the command's pipes untouched.
@@ -52,9 +51,9 @@ def walkthrough_commands() -> list[str]:
     """The walk-through's commands in order: each starts a line with `curl` or `export` and
     runs on until the next one or the end of its code block (continuations, multi-line JSON
     and trailing comments included)."""
-    section = README.read_text().split(SECTION, 1)[1].split("\n## ", 1)[0]
+    walkthrough = WALKTHROUGH.read_text()
     commands: list[str] = []
-    for block in re.findall(r"```sh\n(.*?)```", section, flags=re.DOTALL):
+    for block in re.findall(r"```sh\n(.*?)```", walkthrough, flags=re.DOTALL):
         block_commands: list[str] = []
         for line in block.splitlines():
             if line.startswith(("curl ", "export ")):
@@ -118,13 +117,13 @@ def _the(answers: list[Answer], method: str, path: str) -> Any:
     return [a for a in answers if (a.method, a.path) == (method, path)][-1].body
 
 
-async def test_every_step_of_the_readme_walkthrough_works_against_finplat_serve(
+async def test_every_step_of_the_walkthrough_works_against_finplat_serve(
     tmp_path: Path,
 ) -> None:
     assert shutil.which("curl"), "the walk-through needs curl"
     shutil.copytree(ROOT / "examples", tmp_path / "examples")
     commands = walkthrough_commands()
-    async with scratch_database("readme") as url:
+    async with scratch_database("walkthrough") as url:
         env = environment(url)
         await run_cli(env, "migrate", cwd=tmp_path)
         _, demo, _ = await run_cli(env, "demo", cwd=tmp_path)
@@ -172,10 +171,10 @@ async def test_every_step_of_the_readme_walkthrough_works_against_finplat_serve(
 async def test_the_walkthrough_error_example_is_what_the_api_answers(
     api: httpx.AsyncClient,
 ) -> None:
-    section = README.read_text().split(SECTION, 1)[1].split("\n## ", 1)[0]
-    example = re.search(r"```json\n(.*?)```", section, flags=re.DOTALL)
+    walkthrough = WALKTHROUGH.read_text()
+    example = re.search(r"```json\n(.*?)```", walkthrough, flags=re.DOTALL)
     assert example is not None
-    assert '`"Phone": "+44 7911 123456"`' in section
+    assert '`"Phone": "+44 7911 123456"`' in walkthrough
     response = await api.post("/api/v2/users", json=user_payload(Phone="+44 7911 123456"))
     assert response.json() == json.loads(example.group(1))
 
@@ -201,8 +200,8 @@ async def test_the_walkthrough_names_and_sends_an_idempotency_key_on_every_call_
     anonymous: httpx.AsyncClient,
 ) -> None:
     operations = _idempotent_operations((await anonymous.get("/openapi.json")).json())
-    section = README.read_text().split(SECTION, 1)[1].split("\n## ", 1)[0]
-    listed = re.search(r"take an `Idempotency-Key` header.*?\n\n", section, flags=re.DOTALL)
+    walkthrough = WALKTHROUGH.read_text()
+    listed = re.search(r"take an `Idempotency-Key` header.*?\n\n", walkthrough, flags=re.DOTALL)
     assert listed is not None
     named = set(re.findall(r"`(POST|PUT|DELETE) (/api/v2/[^`]+)`", listed.group(0)))
     assert named == operations
