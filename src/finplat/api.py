@@ -19,6 +19,7 @@ from finplat.cards.controls.endpoints import router as card_controls_router
 from finplat.cards.endpoints import router as cards_router
 from finplat.cards.funding.endpoints import router as card_funding_router
 from finplat.cards.physical.endpoints import router as physical_cards_router
+from finplat.cards.transactions.endpoints import router as card_transactions_router
 from finplat.companies.endpoints import router as company_router
 from finplat.events.endpoints import router as events_router
 from finplat.http.health import router as health_router
@@ -58,6 +59,7 @@ ROUTERS: tuple[APIRouter, ...] = (
     card_funding_router,
     physical_cards_router,
     cards_router,
+    card_transactions_router,
     card_controls_router,
 )
 

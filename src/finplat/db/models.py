@@ -10,6 +10,7 @@ from finplat.bankprov_onboarding.models import BankprovApplication, BankprovDocu
 from finplat.business.models import AssociatedPerson, BusinessApplication, BusinessDocument
 from finplat.cards import models as cards_models
 from finplat.cards.funding import models as cards_funding_models
+from finplat.cards.transactions import models as card_transactions_models
 from finplat.companies.models import Company
 from finplat.db.base import Base
 from finplat.events.models import Event, WebhookAttempt, WebhookDelivery
@@ -53,6 +54,7 @@ MODEL_MODULES = (
     transactions_models,
     cards_models,
     cards_funding_models,
+    card_transactions_models,
     sandbox_cards_models,
 )
 
