@@ -96,6 +96,8 @@ class SeededCard:
     user_id: int
     card_id: int
     card_type_id: int
+    card_transaction_id: int  # a purchase with the card, held
+    authorization_id: str  # its network id
 
 
 # How to fill each identifier: (A's value, a value that exists for nobody).
@@ -128,13 +130,15 @@ IDENTIFIERS: dict[str, tuple[Callable[[Seeded], Any], Any]] = {
     "CardId": (lambda s: s.card.card_id, MISSING_INT),
     "CardTypeId": (lambda s: s.card.card_type_id, MISSING_INT),
     "cardTypeId": (lambda s: s.card.card_type_id, MISSING_INT),
+    "cardTransactionId": (lambda s: s.card.card_transaction_id, MISSING_INT),
+    "authorizationId": (lambda s: s.card.authorization_id, "cardprov_auth_" + "0" * 24),
 }
 # Routes whose `userId` must be a business user's to reach their other identifiers.
 BUSINESS_PATHS = "/api/v2/business/"
 # Routes whose `userId` must be the user with a bank account.
 BANKING_PATHS = ("/api/v2/banking/", "/api/v2/sandbox/banking/", "/api/v2/transactions")
 # Routes whose `userId` must be the card holder.
-CARD_PATHS = ("/api/v2/cards", "/api/v2/sandbox/cards/")
+CARD_PATHS = ("/api/v2/cards", "/api/v2/sandbox/cards/", "/api/v2/card-transactions")
 
 # Body fields named like identifiers that are the caller's own labels for something being
 # created, not references to an existing resource: (method, path, field).
@@ -226,6 +230,12 @@ BODIES: dict[tuple[str, str], dict[str, Any]] = {
         "Merchant": "Tenancy",
     },
     ("POST", "/api/v2/sandbox/cards/{cardId}/deposits"): {"Amount": 1, "Currency": "USDC"},
+    **{
+        ("POST", f"/api/v2/sandbox/cards/{{cardId}}/authorizations/{{authorizationId}}/{step}"): {
+            "Amount": 1
+        }
+        for step in ("clear", "reverse", "increment", "refund")
+    },
 }
 
 # Required query parameters that are not identifiers: (method, path) -> values.
@@ -442,7 +452,28 @@ async def seed(tenant: Tenant) -> Seeded:
 async def seed_card(client: httpx.AsyncClient) -> SeededCard:
     user = await card_steps.approved_card_user(client)
     card = await card_steps.ordered_card(client, user)
-    return SeededCard(user["Id"], card["Id"], card["CardTypeId"])
+    funded = await client.post(
+        "/api/v2/sandbox/company/funding", json={"Currency": "USD", "Amount": 100}
+    )
+    assert funded.status_code == 200, funded.text
+    loaded = await client.post(
+        "/api/v2/cards/topup", json={"CardId": card["Id"], "Token": "USD", "Value": 50}
+    )
+    assert loaded.status_code == 200, loaded.text
+    held = await client.post(
+        f"/api/v2/sandbox/cards/{card['Id']}/authorizations",
+        params={"userId": user["Id"]},
+        json={"Amount": 5, "Currency": "USD", "Merchant": "Tenancy"},
+    )
+    assert held.status_code == 200, held.text
+    purchase = held.json()
+    return SeededCard(
+        user["Id"],
+        card["Id"],
+        card["CardTypeId"],
+        purchase["CardTransactionId"],
+        purchase["AuthorizationId"],
+    )
 
 
 async def seed_banking(client: httpx.AsyncClient) -> SeededBanking:
