@@ -10,9 +10,9 @@ from finplat.cards import lookup
 from finplat.cards.transactions import service
 from finplat.cards.transactions.purchase import PurchaseStatus
 from finplat.cards.transactions.schemas import (
+    CardPurchase,
+    CardPurchasePage,
     CardTransactionIdPath,
-    CardTransactionPage,
-    CardTransactionResponse,
 )
 from finplat.errors import error_responses
 from finplat.http.routing import CurrentPrincipal, DbSession, api_router
@@ -25,7 +25,7 @@ router = api_router(tags=["Card transactions"])
 
 @router.get(
     "/api/v2/card-transactions",
-    response_model=CardTransactionPage,
+    response_model=CardPurchasePage,
     summary="List card transactions (purchases)",
     description="Newest first. Each purchase (one provider authorization) with its amounts "
     "(authorized, held, reversed, cleared, refunded), the decision (`ResponseCode`, "
@@ -46,7 +46,7 @@ async def card_transactions_list(
     statuses: Annotated[
         list[PurchaseStatus] | None, Query(description="Only these statuses.")
     ] = None,
-) -> CardTransactionPage:
+) -> CardPurchasePage:
     company_id = principal.company_id
     if userId is not None:
         await users.get_user(session, company_id=company_id, user_id=userId)
@@ -61,8 +61,8 @@ async def card_transactions_list(
         offset=page.offset,
         limit=page.page_size + 1,
     )
-    return CardTransactionPage(
-        Items=[CardTransactionResponse.of(t, events[t.id]) for t in found[: page.page_size]],
+    return CardPurchasePage(
+        Items=[CardPurchase.of(t, events[t.id]) for t in found[: page.page_size]],
         Page=page.page,
         PageSize=page.page_size,
         HasMore=len(found) > page.page_size,
@@ -71,14 +71,14 @@ async def card_transactions_list(
 
 @router.get(
     "/api/v2/card-transactions/{cardTransactionId}",
-    response_model=CardTransactionResponse,
+    response_model=CardPurchase,
     summary="Read a card transaction (purchase) with its events",
     description="404 `CARD_TRANSACTION_NOT_FOUND` for an unknown id (or another company's).",
     responses=error_responses(400, 404),
 )
 async def card_transactions_read(
     cardTransactionId: CardTransactionIdPath, session: DbSession, principal: CurrentPrincipal
-) -> CardTransactionResponse:
+) -> CardPurchase:
     txn = await service.find(session, company_id=principal.company_id, txn_id=cardTransactionId)
     events = await service.events_of(session, company_id=principal.company_id, txn=txn)
-    return CardTransactionResponse.of(txn, events)
+    return CardPurchase.of(txn, events)

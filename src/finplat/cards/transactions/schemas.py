@@ -30,7 +30,7 @@ class RuleFired(ResponseModel):
     Reason: str
 
 
-class CardTransactionEventResponse(ResponseModel):
+class CardPurchaseEvent(ResponseModel):
     Type: EventType
     Amount: DecimalAmount
     DeclineReason: str | None
@@ -41,7 +41,7 @@ class CardTransactionEventResponse(ResponseModel):
     ReceivedAt: datetime
 
     @classmethod
-    def of(cls, event: CardTransactionEvent, currency: str) -> CardTransactionEventResponse:
+    def of(cls, event: CardTransactionEvent, currency: str) -> CardPurchaseEvent:
         return cls(
             Type=EventType(event.type),
             Amount=from_minor(event.amount_minor, currency),
@@ -52,7 +52,7 @@ class CardTransactionEventResponse(ResponseModel):
         )
 
 
-class CardTransactionResponse(ResponseModel):
+class CardPurchase(ResponseModel):
     Id: int
     AuthorizationId: str
     CardId: int
@@ -75,12 +75,10 @@ class CardTransactionResponse(ResponseModel):
     AuthorizedAt: datetime | None
     CreatedAt: datetime
     UpdatedAt: datetime
-    Events: list[CardTransactionEventResponse]
+    Events: list[CardPurchaseEvent]
 
     @classmethod
-    def of(
-        cls, txn: CardTransaction, events: list[CardTransactionEvent]
-    ) -> CardTransactionResponse:
+    def of(cls, txn: CardTransaction, events: list[CardTransactionEvent]) -> CardPurchase:
         def money(minor: int) -> Any:
             return from_minor(minor, txn.currency)
 
@@ -107,12 +105,12 @@ class CardTransactionResponse(ResponseModel):
             AuthorizedAt=txn.authorized_at,
             CreatedAt=txn.created_at,
             UpdatedAt=txn.updated_at,
-            Events=[CardTransactionEventResponse.of(e, txn.currency) for e in events],
+            Events=[CardPurchaseEvent.of(e, txn.currency) for e in events],
         )
 
 
-class CardTransactionPage(ResponseModel):
-    Items: list[CardTransactionResponse]
+class CardPurchasePage(ResponseModel):
+    Items: list[CardPurchase]
     Page: int
     PageSize: int
     HasMore: bool

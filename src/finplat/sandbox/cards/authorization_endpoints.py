@@ -21,7 +21,7 @@ from finplat.cards.models import Card
 from finplat.cards.schemas import CardIdPath
 from finplat.cards.transactions import decision, service
 from finplat.cards.transactions.models import CardTransaction
-from finplat.cards.transactions.schemas import CardTransactionResponse, RuleFired
+from finplat.cards.transactions.schemas import CardPurchase, RuleFired
 from finplat.config import Settings
 from finplat.errors import ApiError, error_responses
 from finplat.http.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
@@ -221,7 +221,7 @@ async def cards_sandbox_authorize(
         Approved=approved,
         ResponseCode=txn.response_code or decision.response_code(txn.decline_reason),
         DeclineReason=txn.decline_reason,
-        RulesFired=CardTransactionResponse.of(txn, []).RulesFired,
+        RulesFired=CardPurchase.of(txn, []).RulesFired,
         ApprovedAmount=from_minor(txn.authorized_minor if approved else 0, money.currency),
         CardTransactionId=txn.id,
         Status=txn.status,
@@ -267,7 +267,7 @@ async def _purchase_event(
     providers: Providers,
     session: AsyncSession,
     company_id: int,
-) -> CardTransactionResponse:
+) -> CardPurchase:
     card = await lookup.find_card(session, company_id=company_id, card_id=cardId, user_id=userId)
     txn = await service.find_by_authorization(
         session, company_id=company_id, card=card, authorization_id=authorizationId
@@ -293,7 +293,7 @@ async def _purchase_event(
     await _deliver(request, company_id)
     fresh: CardTransaction = await service.find(session, company_id=company_id, txn_id=txn.id)
     events = await service.events_of(session, company_id=company_id, txn=fresh)
-    return CardTransactionResponse.of(fresh, events)
+    return CardPurchase.of(fresh, events)
 
 
 SETTLE_RESPONSES = error_responses(400, 404, 409, 503)
@@ -301,7 +301,7 @@ SETTLE_RESPONSES = error_responses(400, 404, 409, 503)
 
 @router.post(
     "/api/v2/sandbox/cards/{cardId}/authorizations/{authorizationId}/clear",
-    response_model=CardTransactionResponse,
+    response_model=CardPurchase,
     summary="Clear an authorized purchase (sandbox)",
     description="The merchant's clearing: `Amount` (optional; what is still held when left "
     "out) is posted from the hold, the rest of the hold released; a clearing above the hold "
@@ -318,7 +318,7 @@ async def cards_sandbox_clear(
     session: DbSession,
     principal: CurrentPrincipal,
     body: Annotated[Settlement | None, Body()] = None,
-) -> CardTransactionResponse:
+) -> CardPurchase:
     return await _purchase_event(
         cardId=cardId,
         userId=userId,
@@ -334,7 +334,7 @@ async def cards_sandbox_clear(
 
 @router.post(
     "/api/v2/sandbox/cards/{cardId}/authorizations/{authorizationId}/reverse",
-    response_model=CardTransactionResponse,
+    response_model=CardPurchase,
     summary="Reverse an authorized purchase (sandbox)",
     description="The merchant releases the hold, fully (no `Amount`) or in part. Reported as "
     "`card.transaction.reversed`. After clearing a reversal moves no money (a refund does).",
@@ -349,7 +349,7 @@ async def cards_sandbox_reverse(
     session: DbSession,
     principal: CurrentPrincipal,
     body: Annotated[Settlement | None, Body()] = None,
-) -> CardTransactionResponse:
+) -> CardPurchase:
     return await _purchase_event(
         cardId=cardId,
         userId=userId,
@@ -365,7 +365,7 @@ async def cards_sandbox_reverse(
 
 @router.post(
     "/api/v2/sandbox/cards/{cardId}/authorizations/{authorizationId}/increment",
-    response_model=CardTransactionResponse,
+    response_model=CardPurchase,
     summary="Increase an authorized purchase's hold (sandbox)",
     description="An incremental authorization (a hotel, a fuel pump): `Amount` more is held. "
     "Reported as `card.transaction.authorized`.",
@@ -380,7 +380,7 @@ async def cards_sandbox_increment(
     providers: CurrentProviders,
     session: DbSession,
     principal: CurrentPrincipal,
-) -> CardTransactionResponse:
+) -> CardPurchase:
     return await _purchase_event(
         cardId=cardId,
         userId=userId,
@@ -396,7 +396,7 @@ async def cards_sandbox_increment(
 
 @router.post(
     "/api/v2/sandbox/cards/{cardId}/authorizations/{authorizationId}/refund",
-    response_model=CardTransactionResponse,
+    response_model=CardPurchase,
     summary="Refund a cleared purchase (sandbox)",
     description="The merchant refunds `Amount` to the card (a credit). Reported as "
     "`card.transaction.refunded`.",
@@ -411,7 +411,7 @@ async def cards_sandbox_refund(
     providers: CurrentProviders,
     session: DbSession,
     principal: CurrentPrincipal,
-) -> CardTransactionResponse:
+) -> CardPurchase:
     return await _purchase_event(
         cardId=cardId,
         userId=userId,
