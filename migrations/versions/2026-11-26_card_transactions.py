@@ -2,7 +2,9 @@
 
 Purchases with cards (`card_transactions`, one per provider authorization id, with the running
 totals the ledger is settled from) and their provider events (`card_transaction_events`, unique
-per provider event id); the sandbox card provider's events carry their purchase's id.
+per provider event id); the sandbox card provider's events carry their purchase's id. A
+company's authorization rules (`authorization_rules`) and its BIN ranges
+(`authorization_bin_ranges`, one per card programme provider its products use).
 
 Revision ID: 0020
 Revises: 0019
@@ -153,8 +155,92 @@ def upgrade() -> None:
             unique=False,
         )
 
+    op.create_table(
+        "authorization_bin_ranges",
+        sa.Column(
+            "id",
+            sa.BigInteger().with_variant(sa.Integer(), "sqlite"),
+            autoincrement=True,
+            nullable=False,
+        ),
+        sa.Column("provider", sa.String(length=16), nullable=False),
+        sa.Column("bin", sa.String(length=8), nullable=False),
+        sa.Column(
+            "company_id", sa.BigInteger().with_variant(sa.Integer(), "sqlite"), nullable=False
+        ),
+        sa.ForeignKeyConstraint(
+            ["company_id"],
+            ["companies.id"],
+            name=op.f("fk_authorization_bin_ranges_company_id_companies"),
+            ondelete="CASCADE",
+        ),
+        sa.PrimaryKeyConstraint("id", name=op.f("pk_authorization_bin_ranges")),
+        sa.UniqueConstraint(
+            "company_id", "provider", name=op.f("uq_authorization_bin_ranges_company_id_provider")
+        ),
+    )
+    with op.batch_alter_table("authorization_bin_ranges", schema=None) as batch_op:
+        batch_op.create_index(
+            batch_op.f("ix_authorization_bin_ranges_company_id"), ["company_id"], unique=False
+        )
+
+    op.create_table(
+        "authorization_rules",
+        sa.Column(
+            "id",
+            sa.BigInteger().with_variant(sa.Integer(), "sqlite"),
+            autoincrement=True,
+            nullable=False,
+        ),
+        sa.Column("name", sa.String(length=100), nullable=True),
+        sa.Column("description", sa.String(length=500), nullable=True),
+        sa.Column("scope_type", sa.String(length=16), nullable=False),
+        sa.Column("user_id", sa.BigInteger().with_variant(sa.Integer(), "sqlite"), nullable=True),
+        sa.Column("card_id", sa.BigInteger().with_variant(sa.Integer(), "sqlite"), nullable=True),
+        sa.Column(
+            "bin_range_id", sa.BigInteger().with_variant(sa.Integer(), "sqlite"), nullable=True
+        ),
+        sa.Column("rule_type", sa.String(length=24), nullable=False),
+        sa.Column("configuration", sa.Text(), nullable=False),
+        sa.Column("response_code", sa.String(length=4), nullable=True),
+        sa.Column("priority", sa.Integer(), nullable=False),
+        sa.Column("active", sa.Boolean(), nullable=False),
+        sa.Column("shadow", sa.Boolean(), nullable=False),
+        sa.Column("effective_from", finplat.db.types.UtcDateTime(timezone=True), nullable=True),
+        sa.Column("effective_to", finplat.db.types.UtcDateTime(timezone=True), nullable=True),
+        sa.Column(
+            "company_id", sa.BigInteger().with_variant(sa.Integer(), "sqlite"), nullable=False
+        ),
+        sa.Column("created_at", finplat.db.types.UtcDateTime(timezone=True), nullable=False),
+        sa.Column("updated_at", finplat.db.types.UtcDateTime(timezone=True), nullable=False),
+        sa.ForeignKeyConstraint(
+            ["company_id"],
+            ["companies.id"],
+            name=op.f("fk_authorization_rules_company_id_companies"),
+            ondelete="CASCADE",
+        ),
+        sa.PrimaryKeyConstraint("id", name=op.f("pk_authorization_rules")),
+    )
+    with op.batch_alter_table("authorization_rules", schema=None) as batch_op:
+        batch_op.create_index(
+            batch_op.f("ix_authorization_rules_company_id"), ["company_id"], unique=False
+        )
+        batch_op.create_index(
+            "ix_authorization_rules_company_priority", ["company_id", "priority"], unique=False
+        )
+
 
 def downgrade() -> None:
+    with op.batch_alter_table("authorization_rules", schema=None) as batch_op:
+        batch_op.drop_index("ix_authorization_rules_company_priority")
+        batch_op.drop_index(batch_op.f("ix_authorization_rules_company_id"))
+
+    op.drop_table("authorization_rules")
+    with op.batch_alter_table("authorization_bin_ranges", schema=None) as batch_op:
+        batch_op.drop_index(batch_op.f("ix_authorization_bin_ranges_company_id"))
+
+    op.drop_table("authorization_bin_ranges")
+
     with op.batch_alter_table("sandbox_cardprov_transactions", schema=None) as batch_op:
         batch_op.drop_index(batch_op.f("ix_sandbox_cardprov_transactions_authorization_id"))
         batch_op.drop_column("authorization_id")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
+from finplat.authorization.endpoints import router as authorization_rules_router
 from finplat.banking.endpoints import router as banking_router
 from finplat.banking.fx.endpoints import router as fx_router
 from finplat.banking.payees.endpoints import router as payees_router
@@ -61,6 +62,7 @@ ROUTERS: tuple[APIRouter, ...] = (
     cards_router,
     card_transactions_router,
     card_controls_router,
+    authorization_rules_router,
 )
 
 SANDBOX_ROUTERS: tuple[APIRouter, ...] = (

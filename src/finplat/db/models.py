@@ -1,6 +1,7 @@
 """Imports every model so that `metadata` describes the whole schema (Alembic, tests)."""
 
 from finplat.auth.models import ApiKey
+from finplat.authorization import models as authorization_models
 from finplat.banking import models as banking_models
 from finplat.banking.fx import models as fx_models
 from finplat.banking.payees import models as payees_models
@@ -55,6 +56,7 @@ MODEL_MODULES = (
     cards_models,
     cards_funding_models,
     card_transactions_models,
+    authorization_models,
     sandbox_cards_models,
 )
 

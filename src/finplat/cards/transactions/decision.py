@@ -11,6 +11,8 @@ than the card has. Typed decline reasons:
 * `CURRENCY_NOT_SUPPORTED`: not the card's currency;
 * `INSUFFICIENT_FUNDS`: the available balance does not cover the amount (a merchant that
   accepts a partial approval is approved for what is available instead);
+* `RULE_DECLINED`: an authorization rule of the company fired (`finplat.authorization`;
+  the rule's `ResponseCode`); every rule that fired, shadow ones too, is in `RulesFired`;
 * `CARD_AUTO_LOCKED` is the provider's own (it holds the lock) and arrives with its decline.
 
 A repeated request for one authorization id answers the first decision.
@@ -24,6 +26,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from finplat.authorization import evaluation
 from finplat.cards import lookup
 from finplat.cards.funding import service as funding
 from finplat.cards.models import Card
@@ -47,6 +50,7 @@ RESPONSE_CODES = {
     "RULE_DECLINED": "57",
 }
 DO_NOT_HONOUR = "05"
+RULE_DECLINED = "RULE_DECLINED"
 STATE_REASONS = {
     CardStatus.CANCELLED: "CARD_CANCELLED",
     CardStatus.FROZEN: "CARD_FROZEN",
@@ -105,8 +109,8 @@ async def decide(
             requested_minor=request.amount_minor,
         )
     )
-    reason, approved_minor = await _judge(session, card, request)
-    txn.rules_fired = json.dumps([])
+    reason, approved_minor, rules = await _judge(session, card, request)
+    txn.rules_fired = json.dumps(rules.fired if rules else [])
     if reason is None:
         await service.authorize_decided(session, card, txn, approved_minor=approved_minor)
         partial = approved_minor < request.amount_minor
@@ -115,26 +119,45 @@ async def decide(
         txn.declined = True
         txn.decline_reason = reason
         txn.status = PurchaseStatus.DECLINED.value
-        txn.response_code = response_code(reason)
+        txn.response_code = (
+            rules.response_code if reason == RULE_DECLINED and rules else (response_code(reason))
+        )
     await session.flush()
     return _answer(txn)
 
 
 async def _judge(
     session: AsyncSession, card: Card, request: AuthorizationRequest
-) -> tuple[str | None, int]:
+) -> tuple[str | None, int, evaluation.Outcome | None]:
+    """The card's state first, then the company's rules (each evaluated and reported), then
+    the available balance."""
     state = STATE_REASONS.get(CardStatus(card.status))
     if state is not None:
-        return state, 0
+        return state, 0, None
     if request.currency != card.currency:
-        return "CURRENCY_NOT_SUPPORTED", 0
+        return "CURRENCY_NOT_SUPPORTED", 0, None
+    rules = await evaluation.evaluate(
+        session,
+        evaluation.Purchase(
+            company_id=card.company_id,
+            card_id=card.id,
+            user_id=card.user_id,
+            provider=card.provider,
+            amount_minor=request.amount_minor,
+            currency=request.currency,
+            mcc=request.mcc,
+            country=request.country,
+        ),
+    )
+    if rules.declined_by is not None:
+        return RULE_DECLINED, 0, rules
     account = await funding.card_account(session, card)
     held = await ledger.balance(session, company_id=card.company_id, account_id=account.id)
     if held.available >= request.amount_minor:
-        return None, request.amount_minor
+        return None, request.amount_minor, rules
     if request.partial_allowed and held.available > 0:
-        return None, held.available
-    return "INSUFFICIENT_FUNDS", 0
+        return None, held.available, rules
+    return "INSUFFICIENT_FUNDS", 0, rules
 
 
 def _answer(txn: CardTransaction) -> Decision:

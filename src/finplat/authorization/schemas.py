@@ -1,0 +1,180 @@
+"""Wire shapes of authorization rules (PascalCase, per the spec) and each rule type's
+`Configuration`."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from decimal import Decimal
+from enum import StrEnum
+from typing import Annotated, Any
+
+from fastapi import Path
+from pydantic import Field, JsonValue
+
+from finplat.authorization.models import AuthorizationRule, BinRange
+from finplat.kit.fields import SafeText
+from finplat.kit.money import AmountRange, DecimalAmount
+from finplat.kit.schemas import MAX_ID, PARAMETER_ID, BodyId, RequestModel, ResponseModel
+
+RuleIdPath = Annotated[int, Path(ge=1, le=MAX_ID, description="The rule's `RuleId`."), PARAMETER_ID]
+
+
+class RuleScope(StrEnum):
+    COMPANY = "COMPANY"  # every card of the BIN range
+    USER = "USER"  # the user's cards of the BIN range
+    CARD = "CARD"  # one card (its BIN range comes from its product)
+
+
+class RuleKind(StrEnum):
+    MCC_BLOCK = "MCC_BLOCK"
+    MCC_ALLOW = "MCC_ALLOW"
+    COUNTRY_BLOCK = "COUNTRY_BLOCK"
+    COUNTRY_ALLOW = "COUNTRY_ALLOW"
+    MAX_AMOUNT = "MAX_AMOUNT"
+    VELOCITY = "VELOCITY"
+
+
+class VelocityWindow(StrEnum):
+    DAY = "DAY"  # since 00:00 UTC today
+    WEEK = "WEEK"  # since Monday 00:00 UTC
+    MONTH = "MONTH"  # since the 1st, 00:00 UTC
+
+
+Mcc = Annotated[str, Field(pattern=r"^[0-9]{4}$")]
+Country = Annotated[str, Field(pattern=r"^[A-Z]{2}$")]
+CurrencyCode = Annotated[str, Field(pattern=r"^[A-Z]{3,4}$")]
+Limit = Annotated[DecimalAmount, AmountRange(greater_than=Decimal(0), at_most=Decimal(10**9))]
+
+
+class MccList(RequestModel):
+    Mccs: Annotated[list[Mcc], Field(min_length=1, max_length=500)]
+
+
+class CountryList(RequestModel):
+    Countries: Annotated[list[Country], Field(min_length=1, max_length=250)]
+
+
+class MaxAmount(RequestModel):
+    MaxAmount: Limit
+    Currency: CurrencyCode
+
+
+class Velocity(RequestModel):
+    Window: VelocityWindow
+    MaxCount: Annotated[int, Field(ge=1, le=1_000_000)] | None = None
+    MaxAmount: Limit | None = None
+    Currency: CurrencyCode | None = None
+
+
+CONFIGURATIONS: dict[RuleKind, type[RequestModel]] = {
+    RuleKind.MCC_BLOCK: MccList,
+    RuleKind.MCC_ALLOW: MccList,
+    RuleKind.COUNTRY_BLOCK: CountryList,
+    RuleKind.COUNTRY_ALLOW: CountryList,
+    RuleKind.MAX_AMOUNT: MaxAmount,
+    RuleKind.VELOCITY: Velocity,
+}
+
+CONFIGURATION_DOC = (
+    'By `RuleType`: `MCC_BLOCK` / `MCC_ALLOW` `{Mccs: ["5812", ...]}`; `COUNTRY_BLOCK` / '
+    '`COUNTRY_ALLOW` `{Countries: ["GB", ...]}`; `MAX_AMOUNT` `{MaxAmount, Currency}`; '
+    "`VELOCITY` `{Window: DAY|WEEK|MONTH, MaxCount?, MaxAmount?, Currency?}` (at least one "
+    "limit; calendar windows in UTC; counted per card, per user for `USER` rules)."
+)
+
+
+class RuleFields(RequestModel):
+    Name: Annotated[SafeText, Field(max_length=100)] | None = None
+    Description: Annotated[SafeText, Field(max_length=500)] | None = None
+    ScopeType: RuleScope | None = None
+    UserId: BodyId | None = None
+    CardId: BodyId | None = None
+    BinRangeId: BodyId | None = None
+    RuleType: RuleKind | None = None
+    ResponseCode: Annotated[str, Field(pattern=r"^[0-9A-Z]{2}$")] | None = Field(
+        default=None, description="The ISO 8583 code a decline by this rule answers (`57`)."
+    )
+    Priority: Annotated[int, Field(ge=0, le=1_000_000)] | None = Field(
+        default=None, description="Lower first; default 100."
+    )
+    Active: bool | None = None
+    Shadow: bool | None = Field(
+        default=None,
+        description="Shadow mode: evaluated and reported in `RulesFired`, never declining.",
+    )
+    Configuration: dict[str, JsonValue] | None = Field(default=None, description=CONFIGURATION_DOC)
+    EffectiveFrom: datetime | None = None
+    EffectiveTo: datetime | None = None
+
+
+class RuleCreate(RuleFields):
+    """The spec's authorization rule; `RuleType` and `Configuration` are needed to build one."""
+
+
+class RuleUpdate(RuleFields):
+    """The fields to change; the rule as changed must be valid as a new one would."""
+
+
+class RuleResponse(ResponseModel):
+    RuleId: int
+    Name: str | None
+    Description: str | None
+    ScopeType: RuleScope
+    UserId: int | None
+    CardId: int | None
+    BinRangeId: int | None
+    RuleType: RuleKind
+    ResponseCode: str
+    Priority: int
+    Active: bool
+    Shadow: bool
+    Configuration: dict[str, Any]
+    EffectiveFrom: datetime | None
+    EffectiveTo: datetime | None
+    CreatedAt: datetime
+    UpdatedAt: datetime
+
+    @classmethod
+    def of(cls, rule: AuthorizationRule) -> RuleResponse:
+        return cls(
+            RuleId=rule.id,
+            Name=rule.name,
+            Description=rule.description,
+            ScopeType=RuleScope(rule.scope_type),
+            UserId=rule.user_id,
+            CardId=rule.card_id,
+            BinRangeId=rule.bin_range_id,
+            RuleType=RuleKind(rule.rule_type),
+            ResponseCode=rule.response_code or "57",
+            Priority=rule.priority,
+            Active=rule.active,
+            Shadow=rule.shadow,
+            Configuration=json.loads(rule.configuration),
+            EffectiveFrom=rule.effective_from,
+            EffectiveTo=rule.effective_to,
+            CreatedAt=rule.created_at,
+            UpdatedAt=rule.updated_at,
+        )
+
+
+class RuleList(ResponseModel):
+    Rules: list[RuleResponse]
+
+
+class BinRangeResponse(ResponseModel):
+    BinRangeId: int
+    Bin: str
+    CardTypeIds: list[int]
+
+
+class BinRangeList(ResponseModel):
+    BinRanges: list[BinRangeResponse]
+
+    @classmethod
+    def of(cls, ranges: list[tuple[BinRange, list[int]]]) -> BinRangeList:
+        return cls(
+            BinRanges=[
+                BinRangeResponse(BinRangeId=r.id, Bin=r.bin, CardTypeIds=ids) for r, ids in ranges
+            ]
+        )
