@@ -84,7 +84,7 @@ async def evaluate(session: AsyncSession, purchase: Purchase) -> Outcome:
 async def _reason(
     session: AsyncSession, rule: AuthorizationRule, purchase: Purchase, now: datetime
 ) -> str | None:
-    config = json.loads(rule.configuration)
+    config = json.loads(rule.configuration, parse_float=Decimal)
     match RuleKind(rule.rule_type):
         case RuleKind.MCC_BLOCK:
             if purchase.mcc in config["Mccs"]:

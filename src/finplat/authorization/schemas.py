@@ -14,7 +14,7 @@ from pydantic import Field, JsonValue
 
 from finplat.authorization.models import AuthorizationRule, BinRange
 from finplat.kit.fields import SafeText
-from finplat.kit.money import AmountRange, DecimalAmount
+from finplat.kit.money import AmountRange, DecimalAmount, amount_for_json
 from finplat.kit.schemas import MAX_ID, PARAMETER_ID, BodyId, RequestModel, ResponseModel
 
 RuleIdPath = Annotated[int, Path(ge=1, le=MAX_ID, description="The rule's `RuleId`."), PARAMETER_ID]
@@ -61,7 +61,7 @@ class MaxAmount(RequestModel):
 
 
 class Velocity(RequestModel):
-    Window: VelocityWindow
+    Window: Annotated[VelocityWindow, Field(strict=False)]
     MaxCount: Annotated[int, Field(ge=1, le=1_000_000)] | None = None
     MaxAmount: Limit | None = None
     Currency: CurrencyCode | None = None
@@ -87,11 +87,11 @@ CONFIGURATION_DOC = (
 class RuleFields(RequestModel):
     Name: Annotated[SafeText, Field(max_length=100)] | None = None
     Description: Annotated[SafeText, Field(max_length=500)] | None = None
-    ScopeType: RuleScope | None = None
+    ScopeType: Annotated[RuleScope, Field(strict=False)] | None = None
     UserId: BodyId | None = None
     CardId: BodyId | None = None
     BinRangeId: BodyId | None = None
-    RuleType: RuleKind | None = None
+    RuleType: Annotated[RuleKind, Field(strict=False)] | None = None
     ResponseCode: Annotated[str, Field(pattern=r"^[0-9A-Z]{2}$")] | None = Field(
         default=None, description="The ISO 8583 code a decline by this rule answers (`57`)."
     )
@@ -104,8 +104,8 @@ class RuleFields(RequestModel):
         description="Shadow mode: evaluated and reported in `RulesFired`, never declining.",
     )
     Configuration: dict[str, JsonValue] | None = Field(default=None, description=CONFIGURATION_DOC)
-    EffectiveFrom: datetime | None = None
-    EffectiveTo: datetime | None = None
+    EffectiveFrom: Annotated[datetime, Field(strict=False)] | None = None
+    EffectiveTo: Annotated[datetime, Field(strict=False)] | None = None
 
 
 class RuleCreate(RuleFields):
@@ -150,12 +150,20 @@ class RuleResponse(ResponseModel):
             Priority=rule.priority,
             Active=rule.active,
             Shadow=rule.shadow,
-            Configuration=json.loads(rule.configuration),
+            Configuration=configuration_for_json(rule.configuration),
             EffectiveFrom=rule.effective_from,
             EffectiveTo=rule.effective_to,
             CreatedAt=rule.created_at,
             UpdatedAt=rule.updated_at,
         )
+
+
+def configuration_for_json(stored: str) -> dict[str, Any]:
+    """The stored configuration with its amounts rendered as exact JSON numbers."""
+    config: dict[str, Any] = json.loads(stored, parse_float=Decimal)
+    if config.get("MaxAmount") is not None:
+        config["MaxAmount"] = amount_for_json(Decimal(str(config["MaxAmount"])))
+    return config
 
 
 class RuleList(ResponseModel):

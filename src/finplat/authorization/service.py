@@ -27,7 +27,7 @@ from finplat.authorization.schemas import (
 from finplat.cards import lookup
 from finplat.errors import ApiError, NotFound, ValidationFailed
 from finplat.kit.clock import utcnow
-from finplat.kit.money import to_minor
+from finplat.kit.money import exact_json_numbers, to_minor
 from finplat.providers.registry import CARD_BINS
 from finplat.users import service as users
 
@@ -176,7 +176,9 @@ def _configuration(rule_type: RuleKind, sent: dict[str, Any] | None) -> str:
             raise ValidationFailed(
                 validation_errors={"Configuration.Currency": ["Required with MaxAmount."]}
             )
-    return json.dumps(config.model_dump(mode="json", exclude_none=True), separators=(",", ":"))
+    # Amounts are kept as exact JSON numbers.
+    rendered = json.dumps(config.model_dump(mode="json", exclude_none=True), separators=(",", ":"))
+    return exact_json_numbers(rendered.encode()).decode()
 
 
 async def _check_scope(session: AsyncSession, company_id: int, rule: AuthorizationRule) -> None:
