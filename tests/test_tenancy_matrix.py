@@ -98,6 +98,8 @@ class SeededCard:
     card_type_id: int
     card_transaction_id: int  # a purchase with the card, held
     authorization_id: str  # its network id
+    rule_id: int  # an authorization rule on the card
+    bin_range_id: int  # the card's BIN range
 
 
 # How to fill each identifier: (A's value, a value that exists for nobody).
@@ -132,6 +134,8 @@ IDENTIFIERS: dict[str, tuple[Callable[[Seeded], Any], Any]] = {
     "cardTypeId": (lambda s: s.card.card_type_id, MISSING_INT),
     "cardTransactionId": (lambda s: s.card.card_transaction_id, MISSING_INT),
     "authorizationId": (lambda s: s.card.authorization_id, "cardprov_auth_" + "0" * 24),
+    "ruleId": (lambda s: s.card.rule_id, MISSING_INT),
+    "BinRangeId": (lambda s: s.card.bin_range_id, MISSING_INT),
 }
 # Routes whose `userId` must be a business user's to reach their other identifiers.
 BUSINESS_PATHS = "/api/v2/business/"
@@ -236,6 +240,12 @@ BODIES: dict[tuple[str, str], dict[str, Any]] = {
         }
         for step in ("clear", "reverse", "increment", "refund")
     },
+    ("POST", "/api/v2/authorization/rules"): {
+        "ScopeType": "CARD",
+        "RuleType": "MCC_BLOCK",
+        "Configuration": {"Mccs": ["0002"]},
+    },
+    ("PATCH", "/api/v2/authorization/rules/{ruleId}"): {"ScopeType": "CARD", "Active": True},
 }
 
 # Required query parameters that are not identifiers: (method, path) -> values.
@@ -467,12 +477,24 @@ async def seed_card(client: httpx.AsyncClient) -> SeededCard:
     )
     assert held.status_code == 200, held.text
     purchase = held.json()
+    rule = await client.post(
+        "/api/v2/authorization/rules",
+        json={
+            "ScopeType": "CARD",
+            "CardId": card["Id"],
+            "RuleType": "MCC_BLOCK",
+            "Configuration": {"Mccs": ["0001"]},
+        },
+    )
+    assert rule.status_code == 200, rule.text
     return SeededCard(
         user["Id"],
         card["Id"],
         card["CardTypeId"],
         purchase["CardTransactionId"],
         purchase["AuthorizationId"],
+        rule.json()["RuleId"],
+        rule.json()["BinRangeId"],
     )
 
 

@@ -3,8 +3,7 @@
 Purchases with cards (`card_transactions`, one per provider authorization id, with the running
 totals the ledger is settled from) and their provider events (`card_transaction_events`, unique
 per provider event id); the sandbox card provider's events carry their purchase's id. A
-company's authorization rules (`authorization_rules`) and its BIN ranges
-(`authorization_bin_ranges`, one per card programme provider its products use).
+company's authorization rules (`authorization_rules`).
 
 Revision ID: 0020
 Revises: 0019
@@ -156,35 +155,6 @@ def upgrade() -> None:
         )
 
     op.create_table(
-        "authorization_bin_ranges",
-        sa.Column(
-            "id",
-            sa.BigInteger().with_variant(sa.Integer(), "sqlite"),
-            autoincrement=True,
-            nullable=False,
-        ),
-        sa.Column("provider", sa.String(length=16), nullable=False),
-        sa.Column("bin", sa.String(length=8), nullable=False),
-        sa.Column(
-            "company_id", sa.BigInteger().with_variant(sa.Integer(), "sqlite"), nullable=False
-        ),
-        sa.ForeignKeyConstraint(
-            ["company_id"],
-            ["companies.id"],
-            name=op.f("fk_authorization_bin_ranges_company_id_companies"),
-            ondelete="CASCADE",
-        ),
-        sa.PrimaryKeyConstraint("id", name=op.f("pk_authorization_bin_ranges")),
-        sa.UniqueConstraint(
-            "company_id", "provider", name=op.f("uq_authorization_bin_ranges_company_id_provider")
-        ),
-    )
-    with op.batch_alter_table("authorization_bin_ranges", schema=None) as batch_op:
-        batch_op.create_index(
-            batch_op.f("ix_authorization_bin_ranges_company_id"), ["company_id"], unique=False
-        )
-
-    op.create_table(
         "authorization_rules",
         sa.Column(
             "id",
@@ -236,10 +206,6 @@ def downgrade() -> None:
         batch_op.drop_index(batch_op.f("ix_authorization_rules_company_id"))
 
     op.drop_table("authorization_rules")
-    with op.batch_alter_table("authorization_bin_ranges", schema=None) as batch_op:
-        batch_op.drop_index(batch_op.f("ix_authorization_bin_ranges_company_id"))
-
-    op.drop_table("authorization_bin_ranges")
 
     with op.batch_alter_table("sandbox_cardprov_transactions", schema=None) as batch_op:
         batch_op.drop_index(batch_op.f("ix_sandbox_cardprov_transactions_authorization_id"))

@@ -1,25 +1,13 @@
-"""Authorization rules and the company's BIN ranges."""
+"""Authorization rules. (A company's BIN ranges are derived from its card products: no table.)"""
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Boolean, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy import Boolean, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from finplat.db.base import Base, BigIntId, CompanyOwned, Timestamped
-
-
-class BinRange(CompanyOwned, Base):
-    """One issuing BIN the company's card products use (one per card programme provider),
-    numbered for the company the first time it is listed or used."""
-
-    __tablename__ = "authorization_bin_ranges"
-    __table_args__ = (UniqueConstraint("company_id", "provider"),)
-
-    id: Mapped[int] = mapped_column(BigIntId, primary_key=True, autoincrement=True)
-    provider: Mapped[str] = mapped_column(String(16))
-    bin: Mapped[str] = mapped_column(String(8))
 
 
 class AuthorizationRule(CompanyOwned, Timestamped, Base):

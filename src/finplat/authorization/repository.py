@@ -7,9 +7,8 @@ from datetime import datetime
 from sqlalchemy import false, func, or_, select, true
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from finplat.authorization.models import AuthorizationRule, BinRange
+from finplat.authorization.models import AuthorizationRule
 from finplat.cards.transactions.models import CardTransaction
-from finplat.db.dialect import insert_ignoring_conflicts
 from finplat.db.repository import CompanyRepository
 from finplat.tiers.models import CardProduct
 
@@ -52,34 +51,17 @@ class RuleRepository(CompanyRepository[AuthorizationRule]):
         return list((await self.session.execute(stmt)).scalars())
 
 
-class BinRangeRepository(CompanyRepository[BinRange]):
-    model = BinRange
-
-    async def product_providers(self) -> dict[str, list[int]]:
-        """The company's card products by provider: `{provider: [CardTypeId, ...]}`."""
-        stmt = (
-            select(CardProduct.provider, CardProduct.id)
-            .where(CardProduct.company_id == self.company_id)
-            .order_by(CardProduct.id)
-        )
-        found: dict[str, list[int]] = {}
-        for provider, product_id in await self.session.execute(stmt):
-            found.setdefault(provider, []).append(product_id)
-        return found
-
-    async def ensure(self, provider: str, bin_: str) -> None:
-        await self.session.execute(
-            insert_ignoring_conflicts(self.session, BinRange).values(
-                company_id=self.company_id, provider=provider, bin=bin_
-            )
-        )
-
-    async def all(self) -> list[BinRange]:
-        return list((await self.session.execute(self.scoped().order_by(BinRange.id))).scalars())
-
-    async def of_provider(self, provider: str) -> BinRange | None:
-        stmt = self.scoped().where(BinRange.provider == provider)
-        return (await self.session.execute(stmt)).scalar_one_or_none()
+async def product_providers(session: AsyncSession, *, company_id: int) -> dict[str, list[int]]:
+    """The company's card products by provider: `{provider: [CardTypeId, ...]}`, ascending."""
+    stmt = (
+        select(CardProduct.provider, CardProduct.id)
+        .where(CardProduct.company_id == company_id)
+        .order_by(CardProduct.id)
+    )
+    found: dict[str, list[int]] = {}
+    for provider, product_id in await session.execute(stmt):
+        found.setdefault(provider, []).append(product_id)
+    return found
 
 
 async def approved_since(

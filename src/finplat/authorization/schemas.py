@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from datetime import datetime
 from decimal import Decimal
 from enum import StrEnum
@@ -12,7 +13,7 @@ from typing import Annotated, Any
 from fastapi import Path
 from pydantic import Field, JsonValue
 
-from finplat.authorization.models import AuthorizationRule, BinRange
+from finplat.authorization.models import AuthorizationRule
 from finplat.kit.fields import SafeText
 from finplat.kit.money import AmountRange, DecimalAmount, amount_for_json
 from finplat.kit.schemas import MAX_ID, PARAMETER_ID, BodyId, RequestModel, ResponseModel
@@ -180,9 +181,10 @@ class BinRangeList(ResponseModel):
     BinRanges: list[BinRangeResponse]
 
     @classmethod
-    def of(cls, ranges: list[tuple[BinRange, list[int]]]) -> BinRangeList:
+    def of(cls, ranges: Sequence[Any]) -> BinRangeList:
         return cls(
             BinRanges=[
-                BinRangeResponse(BinRangeId=r.id, Bin=r.bin, CardTypeIds=ids) for r, ids in ranges
+                BinRangeResponse(BinRangeId=r.id, Bin=r.bin, CardTypeIds=r.card_type_ids)
+                for r in ranges
             ]
         )

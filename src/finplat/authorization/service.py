@@ -10,13 +10,15 @@ BIN range is its card product's, and a different `BinRangeId` is 400 `BIN_RANGE_
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import ValidationError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from finplat.authorization.models import AuthorizationRule, BinRange
-from finplat.authorization.repository import BinRangeRepository, RuleRepository
+from finplat.authorization import repository
+from finplat.authorization.models import AuthorizationRule
+from finplat.authorization.repository import RuleRepository
 from finplat.authorization.schemas import (
     CONFIGURATIONS,
     RuleFields,
@@ -54,20 +56,35 @@ class BinRangeConflict(ValidationFailed):
     message = "A CARD rule's BIN range is its card product's: BinRangeId names another one."
 
 
-async def bin_ranges(session: AsyncSession, *, company_id: int) -> list[tuple[BinRange, list[int]]]:
+@dataclass(frozen=True)
+class BinRange:
+    """One issuing BIN the company's card products use (one per card programme). Its id is
+    the lowest `CardTypeId` issued on it: the company's own, stable while the product is."""
+
+    id: int
+    provider: str
+    bin: str
+    card_type_ids: list[int]
+
+
+async def bin_ranges(session: AsyncSession, *, company_id: int) -> list[BinRange]:
     """The company's BIN ranges with the card products (`CardTypeId`s) issued on each."""
-    repo = BinRangeRepository(session, company_id)
-    products = await repo.product_providers()
-    for provider in products:
-        if provider in CARD_BINS:
-            await repo.ensure(provider, CARD_BINS[provider])
-    return [(r, products.get(r.provider, [])) for r in await repo.all()]
+    products = await repository.product_providers(session, company_id=company_id)
+    return sorted(
+        (
+            BinRange(ids[0], provider, CARD_BINS[provider], ids)
+            for provider, ids in products.items()
+            if provider in CARD_BINS
+        ),
+        key=lambda r: r.id,
+    )
 
 
 async def bin_range_of_card_provider(
     session: AsyncSession, *, company_id: int, provider: str
 ) -> BinRange | None:
-    return await BinRangeRepository(session, company_id).of_provider(provider)
+    found = await bin_ranges(session, company_id=company_id)
+    return next((r for r in found if r.provider == provider), None)
 
 
 async def list_rules(session: AsyncSession, *, company_id: int) -> list[AuthorizationRule]:
@@ -189,7 +206,6 @@ async def _check_scope(session: AsyncSession, company_id: int, rule: Authorizati
         card = await lookup.find_card(session, company_id=company_id, card_id=rule.card_id)
         if rule.user_id is not None and rule.user_id != card.user_id:
             raise ValidationFailed(validation_errors={"UserId": ["Not the card's user."]})
-        await bin_ranges(session, company_id=company_id)
         own = await bin_range_of_card_provider(
             session, company_id=company_id, provider=card.provider
         )
@@ -199,7 +215,7 @@ async def _check_scope(session: AsyncSession, company_id: int, rule: Authorizati
         return
     if rule.bin_range_id is None:
         raise BinRangeRequired()
-    if await BinRangeRepository(session, company_id).get(rule.bin_range_id) is None:
+    if all(r.id != rule.bin_range_id for r in await bin_ranges(session, company_id=company_id)):
         raise BinRangeNotFound()
     if scope is RuleScope.USER:
         if rule.user_id is None:
