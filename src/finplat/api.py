@@ -21,6 +21,9 @@ from finplat.cards.endpoints import router as cards_router
 from finplat.cards.funding.endpoints import router as card_funding_router
 from finplat.cards.physical.endpoints import router as physical_cards_router
 from finplat.cards.transactions.endpoints import router as card_transactions_router
+from finplat.cards.transactions.provider_endpoints import (
+    router as provider_authorizations_router,
+)
 from finplat.companies.endpoints import router as company_router
 from finplat.events.endpoints import router as events_router
 from finplat.http.health import router as health_router
@@ -49,6 +52,7 @@ ROUTERS: tuple[APIRouter, ...] = (
     kyc_router,
     provisioning_router,
     provider_callbacks_router,
+    provider_authorizations_router,
     bankprov_onboarding_router,
     business_router,
     banking_router,
