@@ -245,7 +245,7 @@ BODIES: dict[tuple[str, str], dict[str, Any]] = {
         "RuleType": "MCC_BLOCK",
         "Configuration": {"Mccs": ["0002"]},
     },
-    ("PATCH", "/api/v2/authorization/rules/{ruleId}"): {"ScopeType": "CARD", "Active": True},
+    ("PATCH", "/api/v2/authorization/rules/{ruleId}"): {"Active": True},
 }
 
 # Required query parameters that are not identifiers: (method, path) -> values.

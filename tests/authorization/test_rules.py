@@ -34,7 +34,7 @@ async def test_a_company_rule_without_a_bin_range_is_400(api: httpx.AsyncClient)
     assert response.json()["Code"] == "BIN_RANGE_REQUIRED"
 
 
-async def test_a_card_rule_with_another_bin_range_is_400(api: httpx.AsyncClient) -> None:
+async def test_a_card_rule_with_another_bin_range_is_409(api: httpx.AsyncClient) -> None:
     card = await funded_card(api)
     other = await bin_range_id(api, "535353")
     response = await api.post(
@@ -47,7 +47,7 @@ async def test_a_card_rule_with_another_bin_range_is_400(api: httpx.AsyncClient)
             "Configuration": {"MaxAmount": 10, "Currency": "USD"},
         },
     )
-    assert response.status_code == 400
+    assert response.status_code == 409
     assert response.json()["Code"] == "BIN_RANGE_CONFLICT"
 
 
@@ -223,3 +223,25 @@ async def test_a_deleted_rule_is_gone(api: httpx.AsyncClient) -> None:
     read = await api.get(f"{RULES}/{rule['RuleId']}")
     assert (read.status_code, read.json()["Code"]) == (404, "AUTHORIZATION_RULE_NOT_FOUND")
     assert (await authorize(api, card, 5))["Approved"] is True
+
+
+async def test_a_new_configuration_needs_its_rule_type(api: httpx.AsyncClient) -> None:
+    card = await funded_card(api)
+    rule = await create_rule(
+        api,
+        ScopeType="CARD",
+        CardId=card["Id"],
+        RuleType="MCC_BLOCK",
+        Configuration={"Mccs": ["5812"]},
+    )
+    alone = await api.patch(f"{RULES}/{rule['RuleId']}", json={"Configuration": {"Mccs": ["1"]}})
+    assert alone.status_code == 400
+    changed = await api.patch(
+        f"{RULES}/{rule['RuleId']}",
+        json={"RuleType": "COUNTRY_BLOCK", "Configuration": {"Countries": ["FR"]}, "Name": None},
+    )
+    assert changed.status_code == 200, changed.text
+    assert (changed.json()["RuleType"], changed.json()["Configuration"]) == (
+        "COUNTRY_BLOCK",
+        {"Countries": ["FR"]},
+    )

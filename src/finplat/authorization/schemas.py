@@ -11,9 +11,11 @@ from enum import StrEnum
 from typing import Annotated, Any
 
 from fastapi import Path
-from pydantic import Field, JsonValue
+from pydantic import ConfigDict, Field, JsonValue
+from pydantic.config import JsonDict
 
 from finplat.authorization.models import AuthorizationRule
+from finplat.cards.funding.schemas import CardCurrency
 from finplat.kit.fields import SafeText
 from finplat.kit.money import AmountRange, DecimalAmount, amount_for_json
 from finplat.kit.schemas import MAX_ID, PARAMETER_ID, BodyId, RequestModel, ResponseModel
@@ -44,7 +46,7 @@ class VelocityWindow(StrEnum):
 
 Mcc = Annotated[str, Field(pattern=r"^[0-9]{4}$")]
 Country = Annotated[str, Field(pattern=r"^[A-Z]{2}$")]
-CurrencyCode = Annotated[str, Field(pattern=r"^[A-Z]{3,4}$")]
+CurrencyCode = Annotated[CardCurrency, Field(strict=False)]
 Limit = Annotated[DecimalAmount, AmountRange(greater_than=Decimal(0), at_most=Decimal(10**9))]
 
 
@@ -85,13 +87,98 @@ CONFIGURATION_DOC = (
 )
 
 
-class RuleFields(RequestModel):
+# The document states what a rule needs as JSON Schema, so that what it calls valid the API
+# accepts: a `RuleType` with its `Configuration` (one shape per type) and the fields its
+# `ScopeType` needs. What depends on stored state (an unknown id: 404; a CARD rule's BIN
+# range: 409) is left to the service.
+_MCCS: JsonDict = {
+    "type": "array",
+    "minItems": 1,
+    "maxItems": 500,
+    "items": {"type": "string", "pattern": "^[0-9]{4}$"},
+}
+_COUNTRIES: JsonDict = {
+    "type": "array",
+    "minItems": 1,
+    "maxItems": 250,
+    "items": {"type": "string", "pattern": "^[A-Z]{2}$"},
+}
+_LIMIT: JsonDict = {"type": "number", "exclusiveMinimum": 0, "maximum": 10**9, "multipleOf": 0.01}
+_CURRENCY: JsonDict = {"enum": [c.value for c in CardCurrency]}
+
+
+def _object(properties: JsonDict, required: list[str], **more: Any) -> JsonDict:
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": required,
+        "additionalProperties": False,
+        **more,
+    }
+
+
+CONFIGURATION_SCHEMAS: dict[RuleKind, JsonDict] = {
+    RuleKind.MCC_BLOCK: _object({"Mccs": _MCCS}, ["Mccs"]),
+    RuleKind.MCC_ALLOW: _object({"Mccs": _MCCS}, ["Mccs"]),
+    RuleKind.COUNTRY_BLOCK: _object({"Countries": _COUNTRIES}, ["Countries"]),
+    RuleKind.COUNTRY_ALLOW: _object({"Countries": _COUNTRIES}, ["Countries"]),
+    RuleKind.MAX_AMOUNT: _object(
+        {"MaxAmount": _LIMIT, "Currency": _CURRENCY}, ["MaxAmount", "Currency"]
+    ),
+    RuleKind.VELOCITY: _object(
+        {
+            "Window": {"enum": [w.value for w in VelocityWindow]},
+            "MaxCount": {"type": ["integer", "null"], "minimum": 1, "maximum": 1_000_000},
+            "MaxAmount": {**_LIMIT, "type": ["number", "null"]},
+            "Currency": {"enum": [*(c.value for c in CardCurrency), None]},
+        },
+        ["Window"],
+        anyOf=[
+            {"required": ["MaxCount"], "properties": {"MaxCount": {"type": "integer"}}},
+            {"required": ["MaxAmount"], "properties": {"MaxAmount": {"type": "number"}}},
+        ],
+        # `if`/`then` are Python keywords: passed through the dict below.
+    )
+    | {
+        "if": {"required": ["MaxAmount"], "properties": {"MaxAmount": {"type": "number"}}},
+        "then": {"required": ["Currency"], "properties": {"Currency": {"type": "string"}}},
+    },
+}
+_VARIANTS: list[JsonValue] = [
+    {
+        "required": ["RuleType", "Configuration"],
+        "properties": {"RuleType": {"const": kind.value}, "Configuration": schema},
+    }
+    for kind, schema in CONFIGURATION_SCHEMAS.items()
+]
+_SCOPES: list[JsonValue] = [
+    {
+        "required": ["BinRangeId"],
+        "properties": {"ScopeType": {"enum": ["COMPANY", None]}, "BinRangeId": {"type": "integer"}},
+    },
+    {
+        "required": ["ScopeType", "UserId", "BinRangeId"],
+        "properties": {
+            "ScopeType": {"const": "USER"},
+            "UserId": {"type": "integer"},
+            "BinRangeId": {"type": "integer"},
+        },
+    },
+    {
+        "required": ["ScopeType", "CardId"],
+        "properties": {"ScopeType": {"const": "CARD"}, "CardId": {"type": "integer"}},
+    },
+]
+_NEITHER: JsonDict = {
+    "properties": {"RuleType": {"type": "null"}, "Configuration": {"type": "null"}}
+}
+
+
+class RuleSettings(RequestModel):
+    """What a rule is and does, apart from whom it applies to."""
+
     Name: Annotated[SafeText, Field(max_length=100)] | None = None
     Description: Annotated[SafeText, Field(max_length=500)] | None = None
-    ScopeType: Annotated[RuleScope, Field(strict=False)] | None = None
-    UserId: BodyId | None = None
-    CardId: BodyId | None = None
-    BinRangeId: BodyId | None = None
     RuleType: Annotated[RuleKind, Field(strict=False)] | None = None
     ResponseCode: Annotated[str, Field(pattern=r"^[0-9A-Z]{2}$")] | None = Field(
         default=None, description="The ISO 8583 code a decline by this rule answers (`57`)."
@@ -106,15 +193,32 @@ class RuleFields(RequestModel):
     )
     Configuration: dict[str, JsonValue] | None = Field(default=None, description=CONFIGURATION_DOC)
     EffectiveFrom: Annotated[datetime, Field(strict=False)] | None = None
-    EffectiveTo: Annotated[datetime, Field(strict=False)] | None = None
+    EffectiveTo: Annotated[datetime, Field(strict=False)] | None = Field(
+        default=None, description="Not after `EffectiveFrom`: the rule is never in effect."
+    )
 
 
-class RuleCreate(RuleFields):
-    """The spec's authorization rule; `RuleType` and `Configuration` are needed to build one."""
+class RuleCreate(RuleSettings):
+    """The spec's authorization rule; `RuleType` and `Configuration` are needed to build one,
+    and the fields its `ScopeType` needs."""
+
+    model_config = ConfigDict(
+        json_schema_extra={"allOf": [{"oneOf": _VARIANTS}, {"anyOf": _SCOPES}]}
+    )
+
+    ScopeType: Annotated[RuleScope, Field(strict=False)] | None = Field(
+        default=None, description="Default `COMPANY`."
+    )
+    UserId: BodyId | None = None
+    CardId: BodyId | None = None
+    BinRangeId: BodyId | None = None
 
 
-class RuleUpdate(RuleFields):
-    """The fields to change; the rule as changed must be valid as a new one would."""
+class RuleUpdate(RuleSettings):
+    """The fields to change (null leaves one as it is). `RuleType` and `Configuration` change
+    together. Its scope is the rule's identity: another scope is another rule."""
+
+    model_config = ConfigDict(json_schema_extra={"anyOf": [_NEITHER, *_VARIANTS]})
 
 
 class RuleResponse(ResponseModel):

@@ -21,13 +21,13 @@ from finplat.authorization.models import AuthorizationRule
 from finplat.authorization.repository import RuleRepository
 from finplat.authorization.schemas import (
     CONFIGURATIONS,
-    RuleFields,
     RuleKind,
     RuleScope,
+    RuleSettings,
     Velocity,
 )
 from finplat.cards import lookup
-from finplat.errors import ApiError, NotFound, ValidationFailed
+from finplat.errors import ApiError, Conflict, NotFound, ValidationFailed
 from finplat.kit.clock import utcnow
 from finplat.kit.money import exact_json_numbers, to_minor
 from finplat.providers.registry import CARD_BINS
@@ -51,7 +51,7 @@ class BinRangeRequired(ValidationFailed):
     message = "COMPANY and USER rules need a BinRangeId."
 
 
-class BinRangeConflict(ValidationFailed):
+class BinRangeConflict(Conflict):
     code = "BIN_RANGE_CONFLICT"
     message = "A CARD rule's BIN range is its card product's: BinRangeId names another one."
 
@@ -99,18 +99,23 @@ async def get(session: AsyncSession, *, company_id: int, rule_id: int) -> Author
 
 
 async def create(
-    session: AsyncSession, *, company_id: int, fields: RuleFields
+    session: AsyncSession, *, company_id: int, fields: RuleSettings
 ) -> AuthorizationRule:
     rule = AuthorizationRule(priority=DEFAULT_PRIORITY, active=True, shadow=False)
-    await _apply(session, company_id, rule, fields, set(fields.model_fields_set))
+    await _apply(session, company_id, rule, fields, set(fields.model_fields_set), creating=True)
     return await RuleRepository(session, company_id).add(rule)
 
 
 async def update(
-    session: AsyncSession, *, company_id: int, rule_id: int, fields: RuleFields
+    session: AsyncSession, *, company_id: int, rule_id: int, fields: RuleSettings
 ) -> AuthorizationRule:
     rule = await get(session, company_id=company_id, rule_id=rule_id)
-    await _apply(session, company_id, rule, fields, set(fields.model_fields_set))
+    given = {name for name in fields.model_fields_set if getattr(fields, name) is not None}
+    if "Configuration" in given and "RuleType" not in given:
+        raise ValidationFailed(
+            validation_errors={"RuleType": ["A new Configuration comes with its RuleType."]}
+        )
+    await _apply(session, company_id, rule, fields, given, creating=False)
     rule.updated_at = utcnow()
     await session.flush()
     return rule
@@ -143,12 +148,14 @@ async def _apply(
     session: AsyncSession,
     company_id: int,
     rule: AuthorizationRule,
-    fields: RuleFields,
+    fields: RuleSettings,
     given: set[str],
+    *,
+    creating: bool,
 ) -> None:
     """Set the given fields on the rule and validate the rule as it then is."""
     for wire, column in _COLUMNS.items():
-        if wire in given:
+        if wire in given and hasattr(fields, wire):
             value = getattr(fields, wire)
             if wire in ("Priority", "Active", "Shadow") and value is None:
                 continue  # null keeps the default
@@ -158,9 +165,8 @@ async def _apply(
         raise ValidationFailed(validation_errors={"RuleType": ["A rule needs a RuleType."]})
     if "Configuration" in given or "RuleType" in given:
         rule.configuration = _configuration(RuleKind(rule.rule_type), fields.Configuration)
-    if rule.effective_from and rule.effective_to and rule.effective_from >= rule.effective_to:
-        raise ValidationFailed(validation_errors={"EffectiveTo": ["Must be after EffectiveFrom."]})
-    await _check_scope(session, company_id, rule)
+    if creating:
+        await _check_scope(session, company_id, rule)
 
 
 def _configuration(rule_type: RuleKind, sent: dict[str, Any] | None) -> str:
@@ -204,8 +210,7 @@ async def _check_scope(session: AsyncSession, company_id: int, rule: Authorizati
         if rule.card_id is None:
             raise ValidationFailed(validation_errors={"CardId": ["A CARD rule needs a CardId."]})
         card = await lookup.find_card(session, company_id=company_id, card_id=rule.card_id)
-        if rule.user_id is not None and rule.user_id != card.user_id:
-            raise ValidationFailed(validation_errors={"UserId": ["Not the card's user."]})
+        rule.user_id = card.user_id  # the card names its user
         own = await bin_range_of_card_provider(
             session, company_id=company_id, provider=card.provider
         )
