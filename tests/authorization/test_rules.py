@@ -245,3 +245,28 @@ async def test_a_new_configuration_needs_its_rule_type(api: httpx.AsyncClient) -
         "COUNTRY_BLOCK",
         {"Countries": ["FR"]},
     )
+
+
+async def test_a_velocity_amount_in_cents_is_accepted(api: httpx.AsyncClient) -> None:
+    card = await funded_card(api)
+    rule = await create_rule(
+        api,
+        ScopeType="CARD",
+        CardId=card["Id"],
+        RuleType="VELOCITY",
+        Configuration={"Currency": "USD", "MaxAmount": 0.01, "Window": "DAY"},
+    )
+    assert rule["Configuration"] == {"Currency": "USD", "MaxAmount": 0.01, "Window": "DAY"}
+
+
+async def test_an_effective_time_must_be_a_date_time(api: httpx.AsyncClient) -> None:
+    card = await funded_card(api)
+    rule = await create_rule(
+        api,
+        ScopeType="CARD",
+        CardId=card["Id"],
+        RuleType="MCC_BLOCK",
+        Configuration={"Mccs": ["5812"]},
+    )
+    response = await api.patch(f"{RULES}/{rule['RuleId']}", json={"EffectiveTo": 0})
+    assert response.status_code == 400

@@ -15,6 +15,7 @@ from pydantic import ConfigDict, Field, JsonValue
 from pydantic.config import JsonDict
 
 from finplat.authorization.models import AuthorizationRule
+from finplat.business.schemas import DateTimeValue
 from finplat.cards.funding.schemas import CardCurrency
 from finplat.kit.fields import SafeText
 from finplat.kit.money import AmountRange, DecimalAmount, amount_for_json
@@ -191,9 +192,10 @@ class RuleSettings(RequestModel):
         default=None,
         description="Shadow mode: evaluated and reported in `RulesFired`, never declining.",
     )
-    Configuration: dict[str, JsonValue] | None = Field(default=None, description=CONFIGURATION_DOC)
-    EffectiveFrom: Annotated[datetime, Field(strict=False)] | None = None
-    EffectiveTo: Annotated[datetime, Field(strict=False)] | None = Field(
+    # Read by the rule type's own model (`CONFIGURATIONS`): amounts arrive exact, as decimals.
+    Configuration: dict[str, Any] | None = Field(default=None, description=CONFIGURATION_DOC)
+    EffectiveFrom: DateTimeValue | None = None
+    EffectiveTo: DateTimeValue | None = Field(
         default=None, description="Not after `EffectiveFrom`: the rule is never in effect."
     )
 
