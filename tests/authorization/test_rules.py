@@ -270,3 +270,22 @@ async def test_an_effective_time_must_be_a_date_time(api: httpx.AsyncClient) -> 
     )
     response = await api.patch(f"{RULES}/{rule['RuleId']}", json={"EffectiveTo": 0})
     assert response.status_code == 400
+
+
+async def test_a_limit_below_a_cent_is_400(api: httpx.AsyncClient) -> None:
+    card = await funded_card(api)
+    rule = await create_rule(
+        api,
+        ScopeType="CARD",
+        CardId=card["Id"],
+        RuleType="MCC_BLOCK",
+        Configuration={"Mccs": ["5812"]},
+    )
+    response = await api.patch(
+        f"{RULES}/{rule['RuleId']}",
+        json={
+            "RuleType": "VELOCITY",
+            "Configuration": {"Currency": "USD", "MaxAmount": 5e-324, "Window": "DAY"},
+        },
+    )
+    assert response.status_code == 400, response.text

@@ -29,7 +29,7 @@ from finplat.authorization.schemas import (
 from finplat.cards import lookup
 from finplat.errors import ApiError, Conflict, NotFound, ValidationFailed
 from finplat.kit.clock import utcnow
-from finplat.kit.money import exact_json_numbers, to_minor
+from finplat.kit.money import ExcessPrecision, exact_json_numbers, to_minor
 from finplat.providers.registry import CARD_BINS
 from finplat.users import service as users
 
@@ -186,7 +186,7 @@ def _configuration(rule_type: RuleKind, sent: dict[str, Any] | None) -> str:
     if max_amount is not None and currency is not None:
         try:
             to_minor(max_amount, currency)
-        except ApiError:
+        except (ApiError, ExcessPrecision):
             raise ValidationFailed(
                 validation_errors={"Configuration.MaxAmount": ["Too many decimals."]}
             ) from None
