@@ -123,6 +123,14 @@ class TransferResult:
     entries: tuple[Entry, ...]
 
 
+@dataclass(frozen=True)
+class Reservation:
+    """A pending transfer as `create_pending` made it, with the accounts of its legs."""
+
+    result: TransferResult
+    accounts: tuple[LedgerAccount, ...]
+
+
 # ---------------------------------------------------------------------------------- accounts
 
 
@@ -312,14 +320,23 @@ async def post_pending(
     pending_id: int,
     legs: Sequence[Leg] | None = None,
     details: dict[str, Any] | None = None,
+    reservation: Reservation | None = None,
 ) -> TransferResult:
     """Settle a pending transfer, fully (legs omitted) or partially (legs: each account at
-    most what it had pending, same direction). The rest of the reservation is released."""
-    reserved = await _reserved_entries(session, pending_id)
+    most what it had pending, same direction). The rest of the reservation is released.
+    `reservation`: the pending transfer as its caller created it (entries are immutable, so
+    that copy is the truth), to save reading it again."""
+    if reservation is not None and reservation.result.transfer_id == pending_id:
+        reserved = list(reservation.result.entries)
+        known = {a.id: a for a in reservation.accounts if a.company_id == company_id}
+    else:
+        reserved, known = await _reserved_entries(session, pending_id), {}
     posting_legs = legs if legs is not None else [Leg(e.account_id, e.amount) for e in reserved]
-    accounts = await _own_accounts(
-        session, company_id, [*posting_legs, *(Leg(e.account_id, 0) for e in reserved)]
-    )
+    wanted = [*posting_legs, *(Leg(e.account_id, 0) for e in reserved)]
+    if all(leg.account_id in known for leg in wanted):
+        accounts = known
+    else:
+        accounts = await _own_accounts(session, company_id, wanted)
     validate_legs(posting_legs, _currencies(accounts))
     entries = releases(reserved) + split_posting(reserved, posting_legs)
     now = utcnow()
