@@ -32,6 +32,7 @@ from decimal import Decimal
 from enum import StrEnum
 
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm.attributes import set_committed_value
 
 from finplat.cards.controls.service import take_control_answer
 from finplat.cards.errors import MasterAccountShort
@@ -210,13 +211,12 @@ async def topup(
         _check_accepts_money(card, money.currency)
         program_of(providers, card)
         provider_card_id(card)
-        row = await _reserve_topup(
+        row, reservation = await _reserve_topup(
             session, claim, card, money, kind, trigger, _lease_end(providers.policy)
         )
         await idempotency.checkpoint(session, claim, RESERVED, funding_id=row.id)
-        leased = True
     else:
-        leased = False
+        reservation = None
         row = await _resume(session, claim, company_id)
         card = await find_card(session, company_id=company_id, card_id=row.card_id)
     program = program_of(providers, card)
@@ -234,10 +234,10 @@ async def topup(
                 load=True,
                 amount_minor=load_minor,
                 on_refusal=lambda: _restore_fee(session, company_id, row),
-                leased=leased,
+                leased=reservation is not None,
             )
         # The card as `complete_movement` re-read it under its lock.
-        card = await complete_movement(session, card, row, movement)
+        card = await complete_movement(session, card, row, movement, reservation)
         # Not a commit of its own: the answer is stored with the posting. A crash before that
         # resumes at `reserved`, finds the funding completed and goes on from here.
         idempotency.reached(claim, LOADED)
@@ -258,7 +258,7 @@ async def _reserve_topup(
     kind: FundingKind,
     trigger: str | None,
     lease_until: datetime,
-) -> CardFunding:
+) -> tuple[CardFunding, ledger.Reservation]:
     schedule = await schedule_for(session, company_id=card.company_id, tier_id=card.tier_id)
     fee = schedule.topup_fee(money.minor)
     net = money.minor - fee
@@ -286,9 +286,10 @@ async def _reserve_topup(
         )
     except ledger.InsufficientFunds:
         raise MasterAccountShort() from None
-    return await _record(
+    row = await _record(
         session, card, kind, money, fee, key, pending.transfer_id, paid, trigger, lease_until
     )
+    return row, ledger.Reservation(pending, (master, revenue, account))
 
 
 async def _record(
@@ -468,21 +469,42 @@ def _as_answer(refusal: ProviderRejected) -> ApiError:
 
 
 async def complete_movement(
-    session: AsyncSession, card: Card, row: CardFunding, movement: CardMovement | None
+    session: AsyncSession,
+    card: Card,
+    row: CardFunding,
+    movement: CardMovement | None,
+    reservation: ledger.Reservation | None = None,
 ) -> Card:
     """Post the movement's reservation (unless a parallel resumption did); the card, re-read
-    under its row lock."""
+    under its row lock. `reservation`: the ledger's pending transfer as this request made it."""
     assert row.ledger_pending_id is not None
     # The card row first, then the ledger accounts: the order every card money path locks in
     # (reversed, parallel requests on one card deadlock).
     card = await find_card(session, company_id=card.company_id, card_id=card.id, lock=True)
-    if not await _still_pending(session, row):
+    now = utcnow()
+    movement_id = None if movement is None else movement.movement_id
+    if not await FundingRepository(session, row.company_id).complete_if_pending(
+        row.id,
+        pending=FundingStatus.PENDING.value,
+        completed=FundingStatus.COMPLETED.value,
+        movement_id=movement_id,
+        now=now,
+    ):
+        await session.refresh(row)
         return card  # a parallel resumption of the same movement completed it
-    await ledger.post_pending(session, company_id=card.company_id, pending_id=row.ledger_pending_id)
-    row.status = FundingStatus.COMPLETED.value
-    row.completed_at = utcnow()
+    await ledger.post_pending(
+        session,
+        company_id=card.company_id,
+        pending_id=row.ledger_pending_id,
+        reservation=reservation,
+    )
+    # What the statement above wrote, without writing it again.
+    set_committed_value(row, "status", FundingStatus.COMPLETED.value)
+    set_committed_value(row, "completed_at", now)
+    set_committed_value(row, "updated_at", now)
+    if movement_id is not None:
+        set_committed_value(row, "provider_movement_id", movement_id)
     if movement is not None:
-        row.provider_movement_id = movement.movement_id
         card.last_balance_minor = movement.balance_minor
     await session.flush()
     return card
@@ -549,6 +571,9 @@ async def unload(
                 require_available=True,
                 accounts=(master, revenue, account),
             )
+            reservation: ledger.Reservation | None = ledger.Reservation(
+                pending, (master, revenue, account)
+            )
         except ledger.InsufficientFunds:
             raise InsufficientCardBalance(
                 "The card does not hold that much available.",
@@ -567,11 +592,10 @@ async def unload(
             _lease_end(providers.policy),
         )
         await idempotency.checkpoint(session, claim, RESERVED, funding_id=row.id)
-        leased = True
     else:
         row = await _resume(session, claim, company_id)
         card = await find_card(session, company_id=company_id, card_id=row.card_id)
-        leased = False
+        reservation = None
     if row.status == FundingStatus.PENDING:
         program = program_of(providers, card)
         movement = await _move(
@@ -585,9 +609,9 @@ async def unload(
             amount_minor=row.amount_minor,
             # A decline fee collected at cancellation is owed again if the provider refuses.
             on_refusal=lambda: _restore_fee(session, company_id, row),
-            leased=leased,
+            leased=reservation is not None,
         )
-        await complete_movement(session, card, row, movement)
+        await complete_movement(session, card, row, movement, reservation)
     return Funded(row, card)
 
 
