@@ -4,7 +4,8 @@
   the Luhn check;
 * a CVV other than the literal `***`; a PIN; an SSN (123-45-6789, or 9 digits under an
   `ssn`/`tin` key);
-* an API key; a webhook secret anywhere but the one response that rotated it;
+* an API key (a company's or a platform operator's); a webhook secret anywhere but the
+  one response that rotated it;
 * a key that seals stored secrets (`FINPLAT_SECRET_KEY`: the sandbox's, and any a test
   registers), in either base64 alphabet.
 """
@@ -24,7 +25,7 @@ PIN = re.compile(r'"(?:pin|pinCode|pin_code)"\s*:\s*"?\d{4,12}"?', re.IGNORECASE
 SSN = re.compile(
     r"(?<![0-9])\d{3}-\d{2}-\d{4}(?![0-9])|\"(?:ssn|tin)\"\s*:\s*\"?\d{9}\"?", re.IGNORECASE
 )
-API_KEY = re.compile(r"fp_(?:test|live)_[A-Za-z0-9]{43}")
+API_KEY = re.compile(r"fp_(?:test|live|op)_[A-Za-z0-9]{43}")  # company and operator keys
 WEBHOOK_SECRET = re.compile(r"whsec_[A-Za-z0-9+/]{43}=")
 ROTATION_FIELD = re.compile(r'"WebhookSecret"\s*:\s*"(whsec_[A-Za-z0-9+/]{43}=)"')
 

@@ -57,6 +57,7 @@ def test_ssn_pin_and_api_key_are_found() -> None:
     assert "SSN" in kinds('{"Ssn": "123456789"}')
     assert "PIN" in kinds('{"Pin": "482913"}')
     assert "API key" in kinds("fp_test_" + "a1B2" * 10 + "xyz")
+    assert "API key" in kinds("fp_op_" + "a1B2" * 10 + "xyz")
 
 
 def test_a_secret_key_is_found_in_either_base64_alphabet_with_or_without_padding() -> None:

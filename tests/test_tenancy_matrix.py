@@ -61,6 +61,7 @@ class Seeded:
     business_user_id: int  # that business user: the business onboarding routes' `userId`
     banking: SeededBanking  # a user with an open bank account and money moved: banking routes
     card: SeededCard  # a user with an active card: the card routes
+    company_id: int  # the admin routes' `companyId`
 
     @property
     def markers(self) -> set[str]:
@@ -128,6 +129,7 @@ IDENTIFIERS: dict[str, tuple[Callable[[Seeded], Any], Any]] = {
     "CardId": (lambda s: s.card.card_id, MISSING_INT),
     "CardTypeId": (lambda s: s.card.card_type_id, MISSING_INT),
     "cardTypeId": (lambda s: s.card.card_type_id, MISSING_INT),
+    "companyId": (lambda s: s.company_id, MISSING_INT),
 }
 # Routes whose `userId` must be a business user's to reach their other identifiers.
 BUSINESS_PATHS = "/api/v2/business/"
@@ -436,6 +438,7 @@ async def seed(tenant: Tenant) -> Seeded:
         business_user_id,
         banking,
         card,
+        tenant.company_id,
     )
 
 

@@ -36,6 +36,7 @@ from finplat.sandbox.hosted_kyc import router as hosted_kyc_router
 from finplat.tiers.endpoints import router as tiers_router
 from finplat.transactions.endpoints import router as transactions_router
 from finplat.users.endpoints import router as users_router
+from finplat.vouchers.settings.endpoints import router as voucher_settings_router
 
 # The OpenAPI document lists the operations in this order.
 ROUTERS: tuple[APIRouter, ...] = (
@@ -59,6 +60,7 @@ ROUTERS: tuple[APIRouter, ...] = (
     physical_cards_router,
     cards_router,
     card_controls_router,
+    voucher_settings_router,
 )
 
 SANDBOX_ROUTERS: tuple[APIRouter, ...] = (

@@ -1,6 +1,6 @@
 """Imports every model so that `metadata` describes the whole schema (Alembic, tests)."""
 
-from finplat.auth.models import ApiKey
+from finplat.auth.models import ApiKey, OperatorKey
 from finplat.banking import models as banking_models
 from finplat.banking.fx import models as fx_models
 from finplat.banking.payees import models as payees_models
@@ -39,6 +39,7 @@ from finplat.provisioning.models import ProviderAccount
 from finplat.tiers.models import CardProduct, Tier
 from finplat.transactions import models as transactions_models
 from finplat.users.models import User
+from finplat.vouchers.settings import models as voucher_settings_models
 
 metadata = Base.metadata
 
@@ -54,6 +55,7 @@ MODEL_MODULES = (
     cards_models,
     cards_funding_models,
     sandbox_cards_models,
+    voucher_settings_models,
 )
 
 __all__ = [
@@ -73,6 +75,7 @@ __all__ = [
     "LedgerBalance",
     "LedgerEntry",
     "LedgerTransfer",
+    "OperatorKey",
     "ProviderAccount",
     "ProviderCallback",
     "SandboxAccessToken",
