@@ -6,6 +6,8 @@
   `ssn`/`tin` key);
 * an API key (a company's or a platform operator's); a webhook secret anywhere but the
   one response that rotated it;
+* a voucher code anywhere but the one response that issued it (`PlaintextCode`, once per
+  code);
 * a key that seals stored secrets (`FINPLAT_SECRET_KEY`: the sandbox's, and any a test
   registers), in either base64 alphabet.
 """
@@ -28,6 +30,9 @@ SSN = re.compile(
 API_KEY = re.compile(r"fp_(?:test|live|op)_[A-Za-z0-9]{43}")  # company and operator keys
 WEBHOOK_SECRET = re.compile(r"whsec_[A-Za-z0-9+/]{43}=")
 ROTATION_FIELD = re.compile(r'"WebhookSecret"\s*:\s*"(whsec_[A-Za-z0-9+/]{43}=)"')
+# Voucher codes as issued (`finplat.vouchers.codes`), also written without their dashes.
+VOUCHER_CODE = re.compile(r"VCH(?:-?[0-9A-HJKMNP-TV-Z]{4}){5}(?![0-9A-Z])")
+ISSUED_CODE_FIELD = re.compile(r'"PlaintextCode"\s*:\s*"(VCH(?:-[0-9A-HJKMNP-TV-Z]{4}){5})"')
 
 
 def luhn_valid(digits: str) -> bool:
@@ -59,6 +64,7 @@ def find(
     source: str,
     *,
     rotation_response: bool = False,
+    issuing_response: bool = False,
     announced: set[str] | None = None,
     secret_keys: set[str] | frozenset[str] = frozenset({SANDBOX_SECRET_KEY}),
 ) -> list[Finding]:
@@ -84,6 +90,15 @@ def find(
     for match in WEBHOOK_SECRET.finditer(text):
         if match.group() not in allowed:
             add("webhook secret", match)
+    issued: set[str] = set()
+    if issuing_response and announced is not None:
+        for match in ISSUED_CODE_FIELD.finditer(text):
+            if match.group(1) not in announced:
+                announced.add(match.group(1))
+                issued.add(match.group(1))
+    for match in VOUCHER_CODE.finditer(text):
+        if match.group() not in issued:
+            add("voucher code", match)
     for key in secret_keys:
         for spelling in _spellings(key):
             for match in re.finditer(re.escape(spelling), text):
@@ -98,13 +113,21 @@ class Scanner:
     secret_keys: set[str] = field(default_factory=lambda: {SANDBOX_SECRET_KEY})
     scanned: int = 0
 
-    def check(self, data: bytes | str, source: str, *, rotation_response: bool = False) -> None:
+    def check(
+        self,
+        data: bytes | str,
+        source: str,
+        *,
+        rotation_response: bool = False,
+        issuing_response: bool = False,
+    ) -> None:
         text = data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data
         self.scanned += 1
         self.findings += find(
             text,
             source,
             rotation_response=rotation_response,
+            issuing_response=issuing_response,
             announced=self.announced_secrets,
             secret_keys=self.secret_keys,
         )

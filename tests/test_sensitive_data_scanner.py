@@ -78,6 +78,22 @@ def test_webhook_secret_is_allowed_only_in_its_rotation_response() -> None:
     assert [f.kind for f in find(f"log {secret}", "log", announced=announced)] == ["webhook secret"]
 
 
+def test_a_voucher_code_is_allowed_only_once_in_its_issuing_response() -> None:
+    code = "VCH-7KQ2-AB3D-9XYZ-0000-MNPQ"
+    announced: set[str] = set()
+    body = f'{{"PlaintextCode":"{code}"}}'
+    assert find(body, "issue", issuing_response=True, announced=announced) == []
+    assert [f.kind for f in find(body, "again", issuing_response=True, announced=announced)] == [
+        "voucher code"
+    ]
+    assert [f.kind for f in find(f"log {code}", "log", announced=announced)] == ["voucher code"]
+    compact = code.replace("-", "")
+    assert [f.kind for f in find(f"error {compact}", "error", announced=announced)] == [
+        "voucher code"
+    ]
+    assert find('{"MaskedCode":"VCH-****-****-****-****-MNPQ"}', "list") == []
+
+
 @pytest.mark.leaks_on_purpose
 async def test_a_leaking_endpoint_is_caught_in_its_response_and_its_logs(
     app: FastAPI, tenant: Tenant, capsys: pytest.CaptureFixture[str]

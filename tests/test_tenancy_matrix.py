@@ -62,6 +62,7 @@ class Seeded:
     banking: SeededBanking  # a user with an open bank account and money moved: banking routes
     card: SeededCard  # a user with an active card: the card routes
     company_id: int  # the admin routes' `companyId`
+    voucher_group_id: str  # a voucher group holding one voucher
 
     @property
     def markers(self) -> set[str]:
@@ -130,6 +131,7 @@ IDENTIFIERS: dict[str, tuple[Callable[[Seeded], Any], Any]] = {
     "CardTypeId": (lambda s: s.card.card_type_id, MISSING_INT),
     "cardTypeId": (lambda s: s.card.card_type_id, MISSING_INT),
     "companyId": (lambda s: s.company_id, MISSING_INT),
+    "groupId": (lambda s: s.voucher_group_id, "00000000-0000-4000-8000-000000000000"),
 }
 # Routes whose `userId` must be a business user's to reach their other identifiers.
 BUSINESS_PATHS = "/api/v2/business/"
@@ -228,6 +230,8 @@ BODIES: dict[tuple[str, str], dict[str, Any]] = {
         "Merchant": "Tenancy",
     },
     ("POST", "/api/v2/sandbox/cards/{cardId}/deposits"): {"Amount": 1, "Currency": "USDC"},
+    ("POST", "/api/v2/admin/vouchers/groups"): {"Name": "Tenancy"},
+    ("POST", "/api/v2/admin/vouchers/groups/{groupId}/vouchers"): {"Value": 1, "Currency": "USD"},
 }
 
 # Required query parameters that are not identifiers: (method, path) -> values.
@@ -439,7 +443,18 @@ async def seed(tenant: Tenant) -> Seeded:
         banking,
         card,
         tenant.company_id,
+        await seed_voucher_group(client),
     )
+
+
+async def seed_voucher_group(client: httpx.AsyncClient) -> str:
+    group = (await client.post("/api/v2/admin/vouchers/groups", json={"Name": "Tenancy"})).json()
+    issued = await client.post(
+        f"/api/v2/admin/vouchers/groups/{group['Id']}/vouchers",
+        json={"Value": 5, "Currency": "USD"},
+    )
+    assert issued.status_code == 201, issued.text
+    return str(group["Id"])
 
 
 async def seed_card(client: httpx.AsyncClient) -> SeededCard:

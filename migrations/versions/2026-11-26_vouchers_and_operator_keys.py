@@ -2,7 +2,7 @@
 
 Revision ID: 0023
 Revises: 0019
-Create Date: 2026-11-26 17:29:50.423298
+Create Date: 2026-11-26 17:36:38.943935
 """
 
 from __future__ import annotations
@@ -91,11 +91,111 @@ def upgrade() -> None:
             batch_op.f("ix_voucher_company_settings_company_id"), ["company_id"], unique=False
         )
 
+    op.create_table(
+        "voucher_groups",
+        sa.Column("id", sa.String(length=36), nullable=False),
+        sa.Column("name", sa.String(length=200), nullable=False),
+        sa.Column("description", sa.String(length=1000), nullable=True),
+        sa.Column("status", sa.String(length=16), nullable=False),
+        sa.Column("default_type", sa.String(length=32), nullable=False),
+        sa.Column("default_currency", sa.String(length=8), nullable=True),
+        sa.Column("default_value_minor", sa.BigInteger(), nullable=True),
+        sa.Column("default_per_user_limit", sa.Integer(), nullable=True),
+        sa.Column("default_total_use_limit", sa.Integer(), nullable=True),
+        sa.Column("default_aggregate_cap_minor", sa.BigInteger(), nullable=True),
+        sa.Column("default_requires_approval", sa.Boolean(), nullable=False),
+        sa.Column("default_requires_email_2fa", sa.Boolean(), nullable=False),
+        sa.Column("default_valid_from", finplat.db.types.UtcDateTime(timezone=True), nullable=True),
+        sa.Column(
+            "default_valid_until", finplat.db.types.UtcDateTime(timezone=True), nullable=True
+        ),
+        sa.Column("campaign_reference", sa.String(length=100), nullable=True),
+        sa.Column("cost_centre", sa.String(length=100), nullable=True),
+        sa.Column("tags", sa.JSON(), nullable=False),
+        sa.Column(
+            "company_id", sa.BigInteger().with_variant(sa.Integer(), "sqlite"), nullable=False
+        ),
+        sa.Column("created_at", finplat.db.types.UtcDateTime(timezone=True), nullable=False),
+        sa.Column("updated_at", finplat.db.types.UtcDateTime(timezone=True), nullable=False),
+        sa.ForeignKeyConstraint(
+            ["company_id"],
+            ["companies.id"],
+            name=op.f("fk_voucher_groups_company_id_companies"),
+            ondelete="CASCADE",
+        ),
+        sa.PrimaryKeyConstraint("id", name=op.f("pk_voucher_groups")),
+    )
+    with op.batch_alter_table("voucher_groups", schema=None) as batch_op:
+        batch_op.create_index(
+            batch_op.f("ix_voucher_groups_company_id"), ["company_id"], unique=False
+        )
+
+    op.create_table(
+        "vouchers",
+        sa.Column("id", sa.String(length=36), nullable=False),
+        sa.Column("group_id", sa.String(length=36), nullable=False),
+        sa.Column("name", sa.String(length=200), nullable=False),
+        sa.Column("description", sa.String(length=1000), nullable=True),
+        sa.Column("code_hash", sa.String(length=64), nullable=False),
+        sa.Column("masked_code", sa.String(length=40), nullable=False),
+        sa.Column("type", sa.String(length=32), nullable=False),
+        sa.Column("currency", sa.String(length=8), nullable=False),
+        sa.Column("value_minor", sa.BigInteger(), nullable=False),
+        sa.Column("status", sa.String(length=16), nullable=False),
+        sa.Column("per_user_limit", sa.Integer(), nullable=True),
+        sa.Column("maximum_total_uses", sa.Integer(), nullable=True),
+        sa.Column("maximum_aggregate_value_minor", sa.BigInteger(), nullable=True),
+        sa.Column("successful_uses", sa.Integer(), nullable=False),
+        sa.Column("reserved_uses", sa.Integer(), nullable=False),
+        sa.Column("redeemed_value_minor", sa.BigInteger(), nullable=False),
+        sa.Column("reserved_value_minor", sa.BigInteger(), nullable=False),
+        sa.Column("requires_whitelabel_approval", sa.Boolean(), nullable=False),
+        sa.Column("requires_email_2fa", sa.Boolean(), nullable=False),
+        sa.Column("valid_from", finplat.db.types.UtcDateTime(timezone=True), nullable=True),
+        sa.Column("valid_until", finplat.db.types.UtcDateTime(timezone=True), nullable=True),
+        sa.Column("user_id", sa.BigInteger().with_variant(sa.Integer(), "sqlite"), nullable=True),
+        sa.Column(
+            "company_id", sa.BigInteger().with_variant(sa.Integer(), "sqlite"), nullable=False
+        ),
+        sa.Column("created_at", finplat.db.types.UtcDateTime(timezone=True), nullable=False),
+        sa.Column("updated_at", finplat.db.types.UtcDateTime(timezone=True), nullable=False),
+        sa.ForeignKeyConstraint(
+            ["company_id"],
+            ["companies.id"],
+            name=op.f("fk_vouchers_company_id_companies"),
+            ondelete="CASCADE",
+        ),
+        sa.ForeignKeyConstraint(
+            ["group_id"],
+            ["voucher_groups.id"],
+            name=op.f("fk_vouchers_group_id_voucher_groups"),
+            ondelete="CASCADE",
+        ),
+        sa.PrimaryKeyConstraint("id", name=op.f("pk_vouchers")),
+        sa.UniqueConstraint("code_hash", name=op.f("uq_vouchers_code_hash")),
+    )
+    with op.batch_alter_table("vouchers", schema=None) as batch_op:
+        batch_op.create_index(
+            "ix_vouchers_company_created", ["company_id", "created_at", "id"], unique=False
+        )
+        batch_op.create_index(batch_op.f("ix_vouchers_company_id"), ["company_id"], unique=False)
+        batch_op.create_index(batch_op.f("ix_vouchers_group_id"), ["group_id"], unique=False)
+
     # ### end Alembic commands ###
 
 
 def downgrade() -> None:
     # ### commands auto generated by Alembic - please adjust! ###
+    with op.batch_alter_table("vouchers", schema=None) as batch_op:
+        batch_op.drop_index(batch_op.f("ix_vouchers_group_id"))
+        batch_op.drop_index(batch_op.f("ix_vouchers_company_id"))
+        batch_op.drop_index("ix_vouchers_company_created")
+
+    op.drop_table("vouchers")
+    with op.batch_alter_table("voucher_groups", schema=None) as batch_op:
+        batch_op.drop_index(batch_op.f("ix_voucher_groups_company_id"))
+
+    op.drop_table("voucher_groups")
     with op.batch_alter_table("voucher_company_settings", schema=None) as batch_op:
         batch_op.drop_index(batch_op.f("ix_voucher_company_settings_company_id"))
 

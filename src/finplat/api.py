@@ -36,6 +36,8 @@ from finplat.sandbox.hosted_kyc import router as hosted_kyc_router
 from finplat.tiers.endpoints import router as tiers_router
 from finplat.transactions.endpoints import router as transactions_router
 from finplat.users.endpoints import router as users_router
+from finplat.vouchers.endpoints import router as vouchers_router
+from finplat.vouchers.groups.endpoints import router as voucher_groups_router
 from finplat.vouchers.settings.endpoints import router as voucher_settings_router
 
 # The OpenAPI document lists the operations in this order.
@@ -61,6 +63,8 @@ ROUTERS: tuple[APIRouter, ...] = (
     cards_router,
     card_controls_router,
     voucher_settings_router,
+    voucher_groups_router,
+    vouchers_router,
 )
 
 SANDBOX_ROUTERS: tuple[APIRouter, ...] = (

@@ -39,6 +39,7 @@ from finplat.provisioning.models import ProviderAccount
 from finplat.tiers.models import CardProduct, Tier
 from finplat.transactions import models as transactions_models
 from finplat.users.models import User
+from finplat.vouchers import models as voucher_models
 from finplat.vouchers.settings import models as voucher_settings_models
 
 metadata = Base.metadata
@@ -56,6 +57,7 @@ MODEL_MODULES = (
     cards_funding_models,
     sandbox_cards_models,
     voucher_settings_models,
+    voucher_models,
 )
 
 __all__ = [
