@@ -24,6 +24,8 @@ LOG_DIR_ENV = "FINPLAT_TEST_PROCESS_LOGS"
 CONFIGURATION_PATH = "/api/v2/company/configuration"
 # The one response that shows voucher codes: issuing them into a group.
 ISSUING_PATH = re.compile(r"/api/v2/admin/vouchers/groups/[^/]+/vouchers")
+# The one response that shows a redemption's one-time code: the sandbox's inbox.
+INBOX_PATH = re.compile(r"/api/v2/sandbox/vouchers/redemptions/[^/]+/code")
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -44,6 +46,7 @@ def _scan_http_traffic() -> Iterator[None]:
                 f"response to {request.method} {request.url.path}",
                 rotation_response=rotation,
                 issuing_response=issuing,
+                inbox_response=bool(INBOX_PATH.fullmatch(request.url.path)),
             )
         return response
 

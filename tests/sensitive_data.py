@@ -8,6 +8,8 @@
   one response that rotated it;
 * a voucher code anywhere but the one response that issued it (`PlaintextCode`, once per
   code);
+* a voucher redemption's one-time code (`"Code": "123456"`) anywhere but the sandbox's inbox
+  (`GET /api/v2/sandbox/vouchers/redemptions/{id}/code`);
 * a key that seals stored secrets (`FINPLAT_SECRET_KEY`: the sandbox's, and any a test
   registers), in either base64 alphabet.
 """
@@ -32,6 +34,7 @@ WEBHOOK_SECRET = re.compile(r"whsec_[A-Za-z0-9+/]{43}=")
 ROTATION_FIELD = re.compile(r'"WebhookSecret"\s*:\s*"(whsec_[A-Za-z0-9+/]{43}=)"')
 # Voucher codes as issued (`finplat.vouchers.codes`), also written without their dashes.
 VOUCHER_CODE = re.compile(r"VCH(?:-?[0-9A-HJKMNP-TV-Z]{4}){5}(?![0-9A-Z])")
+ONE_TIME_CODE = re.compile(r'"Code"\s*:\s*"\d{6}"')
 ISSUED_CODE_FIELD = re.compile(r'"PlaintextCode"\s*:\s*"(VCH(?:-[0-9A-HJKMNP-TV-Z]{4}){5})"')
 
 
@@ -65,6 +68,7 @@ def find(
     *,
     rotation_response: bool = False,
     issuing_response: bool = False,
+    inbox_response: bool = False,
     announced: set[str] | None = None,
     secret_keys: set[str] | frozenset[str] = frozenset({SANDBOX_SECRET_KEY}),
 ) -> list[Finding]:
@@ -99,6 +103,9 @@ def find(
     for match in VOUCHER_CODE.finditer(text):
         if match.group() not in issued:
             add("voucher code", match)
+    if not inbox_response:
+        for match in ONE_TIME_CODE.finditer(text):
+            add("one-time code", match)
     for key in secret_keys:
         for spelling in _spellings(key):
             for match in re.finditer(re.escape(spelling), text):
@@ -120,6 +127,7 @@ class Scanner:
         *,
         rotation_response: bool = False,
         issuing_response: bool = False,
+        inbox_response: bool = False,
     ) -> None:
         text = data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data
         self.scanned += 1
@@ -128,6 +136,7 @@ class Scanner:
             source,
             rotation_response=rotation_response,
             issuing_response=issuing_response,
+            inbox_response=inbox_response,
             announced=self.announced_secrets,
             secret_keys=self.secret_keys,
         )

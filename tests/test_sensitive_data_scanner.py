@@ -94,6 +94,13 @@ def test_a_voucher_code_is_allowed_only_once_in_its_issuing_response() -> None:
     assert find('{"MaskedCode":"VCH-****-****-****-****-MNPQ"}', "list") == []
 
 
+def test_a_one_time_code_is_allowed_only_in_the_sandbox_inbox() -> None:
+    body = '{"RedemptionId":"r","Code":"482913"}'
+    assert find(body, "inbox", inbox_response=True) == []
+    assert [f.kind for f in find(body, "verify")] == ["one-time code"]
+    assert find('{"Code":"VOUCHER_NOT_FOUND"}', "error") == []
+
+
 @pytest.mark.leaks_on_purpose
 async def test_a_leaking_endpoint_is_caught_in_its_response_and_its_logs(
     app: FastAPI, tenant: Tenant, capsys: pytest.CaptureFixture[str]

@@ -1,8 +1,13 @@
 """vouchers and operator keys
 
+Platform operator keys (`operator_keys`, hashes only); voucher settings, the platform's one
+row and each company's; voucher groups, vouchers (code hashes and masked codes, use and value
+counters), redemptions and each user's uses of each voucher; the sandbox mail provider's
+mailbox (one-time codes, sealed).
+
 Revision ID: 0023
 Revises: 0019
-Create Date: 2026-11-26 17:36:38.943935
+Create Date: 2026-11-26 17:43:39.272971
 """
 
 from __future__ import annotations
@@ -37,6 +42,27 @@ def upgrade() -> None:
         sa.Column("updated_at", finplat.db.types.UtcDateTime(timezone=True), nullable=False),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_operator_keys")),
         sa.UniqueConstraint("key_hash", name=op.f("uq_operator_keys_key_hash")),
+    )
+    op.create_table(
+        "sandbox_mailbox_messages",
+        sa.Column(
+            "id",
+            sa.BigInteger().with_variant(sa.Integer(), "sqlite"),
+            autoincrement=True,
+            nullable=False,
+        ),
+        sa.Column(
+            "company_id", sa.BigInteger().with_variant(sa.Integer(), "sqlite"), nullable=False
+        ),
+        sa.Column("reference", sa.String(length=64), nullable=False),
+        sa.Column("email", sa.String(length=320), nullable=False),
+        sa.Column("code", sa.String(length=255), nullable=False),
+        sa.Column("created_at", finplat.db.types.UtcDateTime(timezone=True), nullable=False),
+        sa.Column("updated_at", finplat.db.types.UtcDateTime(timezone=True), nullable=False),
+        sa.PrimaryKeyConstraint("id", name=op.f("pk_sandbox_mailbox_messages")),
+        sa.UniqueConstraint(
+            "company_id", "reference", name=op.f("uq_sandbox_mailbox_messages_company_id_reference")
+        ),
     )
     op.create_table(
         "voucher_global_settings",
@@ -181,11 +207,118 @@ def upgrade() -> None:
         batch_op.create_index(batch_op.f("ix_vouchers_company_id"), ["company_id"], unique=False)
         batch_op.create_index(batch_op.f("ix_vouchers_group_id"), ["group_id"], unique=False)
 
+    op.create_table(
+        "voucher_user_uses",
+        sa.Column(
+            "id",
+            sa.BigInteger().with_variant(sa.Integer(), "sqlite"),
+            autoincrement=True,
+            nullable=False,
+        ),
+        sa.Column("voucher_id", sa.String(length=36), nullable=False),
+        sa.Column("user_id", sa.BigInteger().with_variant(sa.Integer(), "sqlite"), nullable=False),
+        sa.Column("uses", sa.Integer(), nullable=False),
+        sa.Column("reserved", sa.Integer(), nullable=False),
+        sa.Column(
+            "company_id", sa.BigInteger().with_variant(sa.Integer(), "sqlite"), nullable=False
+        ),
+        sa.ForeignKeyConstraint(
+            ["company_id"],
+            ["companies.id"],
+            name=op.f("fk_voucher_user_uses_company_id_companies"),
+            ondelete="CASCADE",
+        ),
+        sa.ForeignKeyConstraint(
+            ["voucher_id"],
+            ["vouchers.id"],
+            name=op.f("fk_voucher_user_uses_voucher_id_vouchers"),
+            ondelete="CASCADE",
+        ),
+        sa.PrimaryKeyConstraint("id", name=op.f("pk_voucher_user_uses")),
+        sa.UniqueConstraint(
+            "voucher_id", "user_id", name=op.f("uq_voucher_user_uses_voucher_id_user_id")
+        ),
+    )
+    with op.batch_alter_table("voucher_user_uses", schema=None) as batch_op:
+        batch_op.create_index(
+            batch_op.f("ix_voucher_user_uses_company_id"), ["company_id"], unique=False
+        )
+
+    op.create_table(
+        "voucher_redemptions",
+        sa.Column("id", sa.String(length=36), nullable=False),
+        sa.Column("voucher_id", sa.String(length=36), nullable=False),
+        sa.Column("user_id", sa.BigInteger().with_variant(sa.Integer(), "sqlite"), nullable=False),
+        sa.Column("card_id", sa.BigInteger().with_variant(sa.Integer(), "sqlite"), nullable=False),
+        sa.Column("amount_minor", sa.BigInteger(), nullable=False),
+        sa.Column("currency", sa.String(length=8), nullable=False),
+        sa.Column("status", sa.String(length=24), nullable=False),
+        sa.Column("error_code", sa.String(length=64), nullable=True),
+        sa.Column("code_hash", sa.String(length=64), nullable=True),
+        sa.Column("failed_attempts", sa.Integer(), nullable=False),
+        sa.Column("expires_at", finplat.db.types.UtcDateTime(timezone=True), nullable=True),
+        sa.Column("funding_key", sa.String(length=64), nullable=True),
+        sa.Column("funding_id", sa.BigInteger(), nullable=True),
+        sa.Column("completed_at", finplat.db.types.UtcDateTime(timezone=True), nullable=True),
+        sa.Column(
+            "company_id", sa.BigInteger().with_variant(sa.Integer(), "sqlite"), nullable=False
+        ),
+        sa.Column("created_at", finplat.db.types.UtcDateTime(timezone=True), nullable=False),
+        sa.Column("updated_at", finplat.db.types.UtcDateTime(timezone=True), nullable=False),
+        sa.ForeignKeyConstraint(
+            ["card_id"],
+            ["cards.id"],
+            name=op.f("fk_voucher_redemptions_card_id_cards"),
+            ondelete="CASCADE",
+        ),
+        sa.ForeignKeyConstraint(
+            ["company_id"],
+            ["companies.id"],
+            name=op.f("fk_voucher_redemptions_company_id_companies"),
+            ondelete="CASCADE",
+        ),
+        sa.ForeignKeyConstraint(
+            ["user_id"],
+            ["users.id"],
+            name=op.f("fk_voucher_redemptions_user_id_users"),
+            ondelete="CASCADE",
+        ),
+        sa.ForeignKeyConstraint(
+            ["voucher_id"],
+            ["vouchers.id"],
+            name=op.f("fk_voucher_redemptions_voucher_id_vouchers"),
+            ondelete="CASCADE",
+        ),
+        sa.PrimaryKeyConstraint("id", name=op.f("pk_voucher_redemptions")),
+    )
+    with op.batch_alter_table("voucher_redemptions", schema=None) as batch_op:
+        batch_op.create_index(
+            "ix_voucher_redemptions_company_created",
+            ["company_id", "created_at", "id"],
+            unique=False,
+        )
+        batch_op.create_index(
+            batch_op.f("ix_voucher_redemptions_company_id"), ["company_id"], unique=False
+        )
+        batch_op.create_index(
+            "ix_voucher_redemptions_voucher_status", ["voucher_id", "status"], unique=False
+        )
+
     # ### end Alembic commands ###
 
 
 def downgrade() -> None:
     # ### commands auto generated by Alembic - please adjust! ###
+    with op.batch_alter_table("voucher_redemptions", schema=None) as batch_op:
+        batch_op.drop_index("ix_voucher_redemptions_voucher_status")
+        batch_op.drop_index(batch_op.f("ix_voucher_redemptions_company_id"))
+        batch_op.drop_index("ix_voucher_redemptions_company_created")
+
+    op.drop_table("voucher_redemptions")
+    with op.batch_alter_table("voucher_user_uses", schema=None) as batch_op:
+        batch_op.drop_index(batch_op.f("ix_voucher_user_uses_company_id"))
+
+    op.drop_table("voucher_user_uses")
     with op.batch_alter_table("vouchers", schema=None) as batch_op:
         batch_op.drop_index(batch_op.f("ix_vouchers_group_id"))
         batch_op.drop_index(batch_op.f("ix_vouchers_company_id"))
@@ -201,5 +334,6 @@ def downgrade() -> None:
 
     op.drop_table("voucher_company_settings")
     op.drop_table("voucher_global_settings")
+    op.drop_table("sandbox_mailbox_messages")
     op.drop_table("operator_keys")
     # ### end Alembic commands ###

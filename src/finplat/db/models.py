@@ -33,6 +33,7 @@ from finplat.providers.cards.sandbox.holder_accounts import SandboxHolderAccount
 from finplat.providers.crypto.sandbox.models import SandboxDepositAddress
 from finplat.providers.funding.sandbox.models import SandboxFundingConfirmation
 from finplat.providers.identity.sandbox.models import SandboxAccessToken, SandboxApplicant
+from finplat.providers.messaging.sandbox.models import SandboxMailboxMessage
 from finplat.providers.sandbox.faults import SandboxFault
 from finplat.providers.sandbox.models import SandboxCallback
 from finplat.provisioning.models import ProviderAccount
@@ -40,6 +41,7 @@ from finplat.tiers.models import CardProduct, Tier
 from finplat.transactions import models as transactions_models
 from finplat.users.models import User
 from finplat.vouchers import models as voucher_models
+from finplat.vouchers.redemptions import models as voucher_redemption_models
 from finplat.vouchers.settings import models as voucher_settings_models
 
 metadata = Base.metadata
@@ -58,6 +60,7 @@ MODEL_MODULES = (
     sandbox_cards_models,
     voucher_settings_models,
     voucher_models,
+    voucher_redemption_models,
 )
 
 __all__ = [
@@ -93,6 +96,7 @@ __all__ = [
     "SandboxFault",
     "SandboxFundingConfirmation",
     "SandboxHolderAccount",
+    "SandboxMailboxMessage",
     "Tier",
     "User",
     "WebhookAttempt",

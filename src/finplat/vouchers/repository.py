@@ -35,6 +35,13 @@ class VoucherRepository(CompanyRepository[Voucher]):
             stmt = stmt.where(Voucher.group_id == group_id)
         return await fetch_page(self.session, stmt, request)
 
+    async def by_id(self, voucher_id: str) -> Voucher | None:
+        stmt = (
+            self.scoped().where(Voucher.id == voucher_id).execution_options(populate_existing=True)
+        )
+        found: Voucher | None = (await self.session.execute(stmt)).scalar_one_or_none()
+        return found
+
     async def by_code_hash(self, code_hash: str) -> Voucher | None:
         stmt = self.scoped().where(Voucher.code_hash == code_hash)
         found: Voucher | None = (await self.session.execute(stmt)).scalar_one_or_none()

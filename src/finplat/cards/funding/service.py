@@ -78,6 +78,11 @@ class FundingKind(StrEnum):
     UNLOAD = "UNLOAD"
     AUTO_TOPUP = "AUTO_TOPUP"
     DECLINE_FEE = "DECLINE_FEE"
+    VOUCHER = "VOUCHER"  # a redeemed voucher's value, from the company's voucher funding
+
+
+# Loads onto the card (resumed with `topup`), and what each is paid from.
+LOADS = (FundingKind.TOPUP, FundingKind.AUTO_TOPUP, FundingKind.VOUCHER)
 
 
 class FundingStatus(StrEnum):
@@ -166,6 +171,11 @@ async def funding_of(session: AsyncSession, company_id: int, funding_id: int) ->
     return await FundingRepository(session, company_id).one(funding_id)
 
 
+async def funding_by_key(session: AsyncSession, company_id: int, key: str) -> CardFunding | None:
+    """The funding made under provider key `key` (a load's: `claim.derived_key(LOAD_STEP)`)."""
+    return await FundingRepository(session, company_id).by_provider_key(key)
+
+
 async def _resume(session: AsyncSession, claim: Claim, company_id: int) -> CardFunding:
     # Commit the key takeover so no lock is held across the provider call.
     await idempotency.checkpoint(session, claim, claim.recovery_point)
@@ -191,13 +201,17 @@ async def topup(
     money: Money,
     kind: FundingKind = FundingKind.TOPUP,
     trigger: str | None = None,
+    source: CompanyAccount = CompanyAccount.MASTER,
+    short: type[ApiError] = MasterAccountShort,
 ) -> Funded:
+    """Load `money` onto the card from the company's `source` account (`short` when it
+    cannot pay). A voucher's value loads whole: its kind pays no top-up fee."""
     if claim.recovery_point == idempotency.STARTED:
         card = await find_card(session, company_id=company_id, card_id=card_id, lock=True)
         _check_accepts_money(card, money.currency)
         program_of(providers, card)
         provider_card_id(card)
-        row = await _reserve_topup(session, claim, card, money, kind, trigger)
+        row = await _reserve_topup(session, claim, card, money, kind, trigger, source, short)
         await idempotency.checkpoint(session, claim, RESERVED, funding_id=row.id)
     else:
         row = await _resume(session, claim, company_id)
@@ -237,15 +251,17 @@ async def _reserve_topup(
     money: Money,
     kind: FundingKind,
     trigger: str | None,
+    source: CompanyAccount = CompanyAccount.MASTER,
+    short: type[ApiError] = MasterAccountShort,
 ) -> CardFunding:
     schedule = await schedule_for(session, company_id=card.company_id, tier_id=card.tier_id)
-    fee = schedule.topup_fee(money.minor)
+    fee = 0 if kind == FundingKind.VOUCHER else schedule.topup_fee(money.minor)
     net = money.minor - fee
     paid = min(card.outstanding_fee_minor, net)
     card.outstanding_fee_minor -= paid
     load = net - paid
     master = await ledger.company_account(
-        session, company_id=card.company_id, kind=CompanyAccount.MASTER, currency=money.currency
+        session, company_id=card.company_id, kind=source, currency=money.currency
     )
     revenue = await ledger.company_account(
         session,
@@ -271,7 +287,7 @@ async def _reserve_topup(
             details={"cardId": card.id, "fee": fee, "declineFeePaid": paid},
         )
     except ledger.InsufficientFunds:
-        raise MasterAccountShort() from None
+        raise short() from None
     return await _record(session, card, kind, money, fee, key, pending.transfer_id, paid, trigger)
 
 
@@ -591,7 +607,7 @@ async def settle_pending(
             recovery_point=RESERVED,
             state={"funding_id": funding_id},
         )
-        move = topup if kind in (FundingKind.TOPUP, FundingKind.AUTO_TOPUP) else unload
+        move = topup if kind in LOADS else unload
         try:
             await move(
                 session,
