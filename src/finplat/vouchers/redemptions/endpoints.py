@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
-from fastapi import Request, status
+from typing import Annotated
+
+from fastapi import Query, Request, Response, status
+from pydantic import AwareDatetime
 
 from finplat.config import Settings
-from finplat.errors import error_responses
+from finplat.errors import ValidationFailed, error_responses
 from finplat.http.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 from finplat.idempotency.http import IdempotencyKeyHeader, claim_request
-from finplat.vouchers.redemptions import service
+from finplat.kit.money import UnknownCurrency, normalize_currency
+from finplat.vouchers.redemptions import reports, service
 from finplat.vouchers.redemptions.models import RedemptionStatus
 from finplat.vouchers.redemptions.schemas import (
     OptionalUserIdQuery,
     RedemptionIdPath,
+    RedemptionReportItem,
     RedemptionResponse,
     RedemptionStart,
     RedemptionVerify,
@@ -174,3 +179,62 @@ async def get_redemption(
             session, providers, row=redemption.row, voucher=redemption.voucher
         )
     return RedemptionResponse.of(redemption)
+
+
+@router.get(
+    "/api/v2/vouchers/reports/redemptions",
+    response_model=list[RedemptionReportItem],
+    summary="Redemption report",
+    description="Every redemption created from `from` (inclusive) to `to` (exclusive), "
+    "oldest first, optionally of one `status` and `currency`. With `Accept: text/csv`, the "
+    "same rows as CSV with a header row, for finance teams. More than "
+    f"{reports.MAX_ROWS} rows: 400 `REPORT_TOO_LARGE` (narrow the period).",
+    responses={
+        **error_responses(400),
+        200: {"content": {"text/csv": {"schema": {"type": "string"}}}},
+    },
+)
+async def redemption_report(
+    request: Request,
+    session: DbSession,
+    principal: CurrentPrincipal,
+    from_: Annotated[AwareDatetime | None, Query(alias="from")] = None,
+    to: Annotated[AwareDatetime | None, Query()] = None,
+    status_: Annotated[RedemptionStatus | None, Query(alias="status")] = None,
+    currency: Annotated[str | None, Query(max_length=8)] = None,
+) -> list[RedemptionReportItem] | Response:
+    code = None
+    if currency is not None:
+        try:
+            code = normalize_currency(currency)
+        except UnknownCurrency as exc:
+            raise ValidationFailed(validation_errors={"currency": [str(exc)]}) from None
+    rows = await reports.redemptions(
+        session,
+        company_id=principal.company_id,
+        created_from=from_,
+        created_to=to,
+        status=status_.value if status_ is not None else None,
+        currency=code,
+    )
+    if "text/csv" in request.headers.get("accept", ""):
+        return Response(
+            reports.as_csv(rows),
+            media_type="text/csv",
+            headers={"Content-Disposition": 'attachment; filename="voucher-redemptions.csv"'},
+        )
+    return [
+        RedemptionReportItem(
+            RedemptionId=r.redemption_id,
+            VoucherId=r.voucher_id,
+            VoucherName=r.voucher_name,
+            UserId=r.user_id,
+            Amount=r.amount,
+            Currency=r.currency,
+            Status=RedemptionStatus(r.status),
+            ErrorCode=r.error_code,
+            CreatedAt=r.created_at,
+            CompletedAt=r.completed_at,
+        )
+        for r in rows
+    ]

@@ -90,3 +90,16 @@ class RedemptionResponse(ResponseModel):
             CardId=row.card_id,
             ExpiresAt=row.expires_at if waiting else None,
         )
+
+
+class RedemptionReportItem(ResponseModel):
+    RedemptionId: str = Field(json_schema_extra={"format": "uuid"})
+    VoucherId: str = Field(json_schema_extra={"format": "uuid"})
+    VoucherName: str
+    UserId: int
+    Amount: DecimalAmount
+    Currency: str
+    Status: RedemptionStatus
+    ErrorCode: str | None
+    CreatedAt: datetime
+    CompletedAt: datetime | None
