@@ -98,3 +98,28 @@ async def test_another_company_s_redemptions_are_not_in_the_report(
     await start(api, done["PlaintextCode"], card)
     other = await make_tenant("Other")
     assert (await other.client.get(REPORT)).json() == []
+
+
+async def _low_funding_events(api: httpx.AsyncClient) -> list[dict[str, Any]]:
+    events = await api.get("/api/v2/events", params={"type": "voucher.funding.low"})
+    return list(events.json()["Items"])
+
+
+async def test_low_funding_for_a_group_raises_one_event_when_it_crosses_the_mark(
+    api: httpx.AsyncClient,
+) -> None:
+    card = await active_card(api, master=0)
+    await fund_vouchers(api, 60)
+    await api.put(
+        "/api/v2/admin/vouchers/settings/company", json={"LowBalanceWarningPercentage": 50}
+    )
+    issued = await voucher(api, RequiresEmail2Fa=False, Value=10, MaximumTotalUses=10)
+    for _ in range(2):
+        assert (await start(api, issued["PlaintextCode"], card)).json()["Status"] == "COMPLETED"
+    assert await _low_funding_events(api) == []  # 40 left for 80 to come: at the mark
+    await start(api, issued["PlaintextCode"], card)  # 30 left for 70: below half
+    await start(api, issued["PlaintextCode"], card)  # still low: no second event
+    (event,) = await _low_funding_events(api)
+    assert event["Data"]["groupId"] == issued["GroupId"]
+    assert event["Data"]["available"] == 30
+    assert event["Data"]["outstanding"] == 70

@@ -70,6 +70,7 @@ from finplat.vouchers.errors import (
     VoucherValueCapReached,
 )
 from finplat.vouchers.models import Voucher
+from finplat.vouchers.redemptions import funding_alerts
 from finplat.vouchers.redemptions.models import HOLDING, RedemptionStatus, VoucherRedemption
 from finplat.vouchers.redemptions.repository import RedemptionRepository, VoucherCounters
 from finplat.vouchers.repository import VoucherRepository
@@ -349,6 +350,9 @@ async def _completed(
     ):
         row = await _reread(session, company_id, redemption_id)
         await _record(session, row, voucher, "voucher.redemption.completed")
+        await funding_alerts.after_redemption(
+            session, company_id=company_id, voucher=voucher, amount_minor=row.amount_minor
+        )
     return Redemption(await _reread(session, company_id, redemption_id), voucher)
 
 

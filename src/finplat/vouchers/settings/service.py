@@ -154,6 +154,11 @@ async def for_company(
     )
 
 
+async def values_for(session: AsyncSession, *, company_id: int) -> SettingValues:
+    """The settings in effect for the company, without its switches."""
+    return (await for_company(session, sandbox=False, company_id=company_id)).values
+
+
 async def company_statuses(
     session: AsyncSession, *, sandbox: bool, company_id: int | None
 ) -> list[EffectiveSettings]:
