@@ -13,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from finplat.kit.clock import set_clock, utcnow
 from finplat.ledger import service as ledger
 from finplat.ledger.service import CompanyAccount
+from finplat.providers.errors import ProviderUnavailable
 from tests.cards.funding.steps import active_card, card_balance
 from tests.conftest import Tenant
 from tests.onboarding import set_fault
@@ -354,3 +355,50 @@ async def test_a_rejected_redemption_releases_its_reservation(
     again = await api.post(f"{REDEMPTIONS}/{redemption['Id']}/approve")
     assert again.json()["Status"] == "REJECTED"
     assert await card_balance(api, card) == 0
+
+
+async def test_a_retried_start_resumes_its_redemption_with_a_fresh_code(
+    api: httpx.AsyncClient, card: dict[str, Any]
+) -> None:
+    issued = await voucher(api, MaximumTotalUses=1)
+    first = await start(api, issued["PlaintextCode"], card, key="start-1")
+    assert first.status_code == 201
+    again = await start(api, issued["PlaintextCode"], card, key="start-1")
+    assert again.json()["Id"] == first.json()["Id"]
+    assert (await _listed(api, issued["Id"]))["ReservedUses"] == 1
+    done = await verify(api, first.json()["Id"], await sent_code(api, first.json()["Id"]))
+    assert done.json()["Status"] == "COMPLETED"
+
+
+async def test_a_start_whose_email_failed_resumes_on_retry_without_reserving_again(
+    api: httpx.AsyncClient, card: dict[str, Any], app: Any
+) -> None:
+    issued = await voucher(api, MaximumTotalUses=1)
+    mailer = app.state.providers.mailer
+    sent = mailer.send_code
+
+    async def down(**_: Any) -> None:
+        raise ProviderUnavailable()
+
+    mailer.send_code = down
+    try:
+        failed = await start(api, issued["PlaintextCode"], card, key="start-2")
+        assert failed.status_code == 503
+    finally:
+        mailer.send_code = sent
+    retried = await start(api, issued["PlaintextCode"], card, key="start-2")
+    assert retried.status_code == 201, retried.text
+    assert (await _listed(api, issued["Id"]))["ReservedUses"] == 1
+    code = await sent_code(api, retried.json()["Id"])
+    assert (await verify(api, retried.json()["Id"], code)).json()["Status"] == "COMPLETED"
+
+
+async def test_a_retried_start_without_2fa_credits_once(
+    api: httpx.AsyncClient, card: dict[str, Any]
+) -> None:
+    issued = await voucher(api, RequiresEmail2Fa=False, Value=4)
+    first = await start(api, issued["PlaintextCode"], card, key="start-3")
+    again = await start(api, issued["PlaintextCode"], card, key="start-3")
+    assert first.json()["Id"] == again.json()["Id"]
+    assert again.json()["Status"] == "COMPLETED"
+    assert await card_balance(api, card) == 4

@@ -42,12 +42,14 @@ from finplat.cards.funding.service import FundingKind, FundingStatus
 from finplat.cards.lookup import find_card
 from finplat.errors import ApiError
 from finplat.events import service as events
+from finplat.idempotency import service as idempotency
 from finplat.idempotency.service import Claim
 from finplat.kit.clock import utcnow
 from finplat.kit.money import Money
 from finplat.ledger.service import CompanyAccount
 from finplat.providers.calls import commit_then_call
 from finplat.providers.errors import ProviderRejected
+from finplat.providers.messaging.port import CodeMailer
 from finplat.providers.registry import Providers, configured
 from finplat.users import service as users
 from finplat.vouchers import codes
@@ -79,6 +81,7 @@ from finplat.vouchers.settings.service import EffectiveSettings, ShutdownMode
 from finplat.vouchers.status import VoucherStatus, reported
 
 MAX_ATTEMPTS = 5
+STARTED = "redemption_id"  # the recovery point (and its state key) of a started redemption
 CODE_DIGITS = 6
 FINAL = (
     RedemptionStatus.COMPLETED,
@@ -132,7 +135,11 @@ async def start(
     claim: Claim,
 ) -> Redemption:
     """Start redeeming the voucher named by `voucher_code` for the user's card (records
-    `voucher.redemption.started`)."""
+    `voucher.redemption.started`). The redemption and its reservation commit (a recovery
+    point of `claim`) before the code is emailed or the card credited, so a retry with the
+    same key resumes that redemption instead of reserving again."""
+    if claim.resumed and STARTED in claim.state:
+        return await _resume_start(session, providers, company_id, claim)
     effective = await settings.for_company(session, sandbox=sandbox, company_id=company_id)
     _check_open(effective)
     user = await users.get_user(session, company_id=company_id, user_id=user_id)
@@ -187,9 +194,25 @@ async def start(
     await repository.add(row)
     await _record(session, row, voucher, "voucher.redemption.started")
     if code is None:
+        await idempotency.checkpoint(session, claim, STARTED, **{STARTED: redemption_id})
+        row = await _reread(session, company_id, redemption_id, lock=True)
         return await _verified(session, providers, row=row, voucher=voucher, claim=claim)
     mailer = configured(providers.mailer, "No email provider is configured.")
-    email = user.email
+    await idempotency.checkpoint(session, claim, STARTED, **{STARTED: redemption_id})
+    await _send_code(session, providers, mailer, row=row, email=user.email, code=code)
+    return Redemption(await _reread(session, company_id, redemption_id), voucher)
+
+
+async def _send_code(
+    session: AsyncSession,
+    providers: Providers,
+    mailer: CodeMailer,
+    *,
+    row: VoucherRedemption,
+    email: str,
+    code: str,
+) -> None:
+    company_id, redemption_id = row.company_id, row.id
     await commit_then_call(
         session,
         providers.policy,
@@ -200,7 +223,29 @@ async def start(
         ),
         idempotent=True,
     )
-    return Redemption(await _reread(session, company_id, redemption_id), voucher)
+
+
+async def _resume_start(
+    session: AsyncSession, providers: Providers, company_id: int, claim: Claim
+) -> Redemption:
+    """A retried start whose redemption was made: carry it on from where it stands. A code
+    whose email may not have gone is replaced by a new one, sent now (only its hash is
+    kept, so the first cannot be sent again)."""
+    row = await _reread(session, company_id, str(claim.state[STARTED]), lock=True)
+    voucher = await _voucher(session, company_id, row.voucher_id)
+    if row.status == RedemptionStatus.PROCESSING:
+        return await refresh(session, providers, row=row, voucher=voucher)
+    if row.status != RedemptionStatus.PENDING_VERIFICATION:
+        return Redemption(row, voucher)
+    if row.code_hash is None:
+        return await _verified(session, providers, row=row, voucher=voucher, claim=claim)
+    mailer = configured(providers.mailer, "No email provider is configured.")
+    user = await users.get_user(session, company_id=company_id, user_id=row.user_id)
+    code = _new_code()
+    row.code_hash = _code_hash(row.id, code)
+    await session.flush()
+    await _send_code(session, providers, mailer, row=row, email=user.email, code=code)
+    return Redemption(await _reread(session, company_id, row.id), voucher)
 
 
 async def verify(
@@ -294,6 +339,9 @@ async def _credit(
     ):
         return Redemption(await _reread(session, company_id, redemption_id), voucher)
     await VoucherCounters(repository).use(voucher.id, row.user_id, row.amount_minor)
+    # The move succeeded, so no funding was reserved for this redemption yet (it would have
+    # committed with the move): the top-up starts afresh, whatever point the claim recorded.
+    claim.recovery_point = idempotency.STARTED
     money = Money(row.amount_minor, row.currency)
     try:
         funded = await card_funding.topup(

@@ -7,7 +7,7 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from finplat.db.dialect import insert_ignoring_conflicts
+from finplat.db.dialect import upsert
 from finplat.db.unit_of_work import unit_of_work
 from finplat.kit.clock import utcnow
 from finplat.providers.messaging.sandbox.models import SandboxMailboxMessage
@@ -24,14 +24,21 @@ class SandboxMailer:
     async def send_code(self, *, company_id: int, reference: str, email: str, code: str) -> None:
         async with unit_of_work(self.factory) as session:
             now = utcnow()
+            # A new code for the same reference replaces the one before, as a newer email
+            # supersedes an older one in the inbox.
             await session.execute(
-                insert_ignoring_conflicts(session, SandboxMailboxMessage).values(
-                    company_id=company_id,
-                    reference=reference,
-                    email=email,
-                    code=code,
-                    created_at=now,
-                    updated_at=now,
+                upsert(
+                    session,
+                    SandboxMailboxMessage,
+                    keys=["company_id", "reference"],
+                    values={
+                        "company_id": company_id,
+                        "reference": reference,
+                        "email": email,
+                        "code": code,
+                        "created_at": now,
+                        "updated_at": now,
+                    },
                 )
             )
 
