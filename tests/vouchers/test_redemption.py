@@ -10,6 +10,7 @@ import httpx
 import pytest
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from finplat.jobs import maintenance_once
 from finplat.kit.clock import set_clock, utcnow
 from finplat.ledger import service as ledger
 from finplat.ledger.service import CompanyAccount
@@ -402,3 +403,17 @@ async def test_a_retried_start_without_2fa_credits_once(
     assert first.json()["Id"] == again.json()["Id"]
     assert again.json()["Status"] == "COMPLETED"
     assert await card_balance(api, card) == 4
+
+
+async def test_maintenance_expires_unverified_redemptions_and_releases_their_uses(
+    api: httpx.AsyncClient, card: dict[str, Any], session_factory: Any
+) -> None:
+    issued = await voucher(api, MaximumTotalUses=1)
+    redemption = await started(api, issued["PlaintextCode"], card)
+    assert (await maintenance_once(session_factory))["expired_voucher_redemptions"] == 0
+    later = utcnow() + timedelta(hours=1)
+    set_clock(lambda: later)
+    assert (await maintenance_once(session_factory))["expired_voucher_redemptions"] == 1
+    got = (await api.get(f"{REDEMPTIONS}/{redemption['Id']}")).json()
+    assert (got["Status"], got["ErrorCode"]) == ("EXPIRED", "VERIFICATION_EXPIRED")
+    assert (await _listed(api, issued["Id"]))["ReservedUses"] == 0

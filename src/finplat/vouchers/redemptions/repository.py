@@ -119,6 +119,21 @@ class RedemptionRepository(CompanyRepository[VoucherRedemption]):
         return await fetch_page(self.session, stmt, request)
 
 
+async def expired_waiting(session: Any, *, now: datetime, limit: int) -> list[tuple[int, str]]:
+    """(company, redemption) of redemptions whose code was not verified in time, across
+    companies (the maintenance job's system scope)."""
+    stmt = (
+        select(VoucherRedemption.company_id, VoucherRedemption.id)
+        .where(
+            VoucherRedemption.status == RedemptionStatus.PENDING_VERIFICATION.value,
+            VoucherRedemption.expires_at <= now,
+        )
+        .order_by(VoucherRedemption.expires_at)
+        .limit(limit)
+    )
+    return [(int(c), str(r)) for c, r in (await session.execute(stmt)).all()]
+
+
 class VoucherCounters:
     """The conditional UPDATEs of a voucher's and a user's counters."""
 

@@ -40,6 +40,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from finplat.cards.funding import service as card_funding
 from finplat.cards.funding.service import FundingKind, FundingStatus
 from finplat.cards.lookup import find_card
+from finplat.db.tenancy import bind_company
 from finplat.errors import ApiError
 from finplat.events import service as events
 from finplat.idempotency import service as idempotency
@@ -72,7 +73,7 @@ from finplat.vouchers.errors import (
     VoucherValueCapReached,
 )
 from finplat.vouchers.models import Voucher
-from finplat.vouchers.redemptions import funding_alerts
+from finplat.vouchers.redemptions import funding_alerts, repository
 from finplat.vouchers.redemptions.models import HOLDING, RedemptionStatus, VoucherRedemption
 from finplat.vouchers.redemptions.repository import RedemptionRepository, VoucherCounters
 from finplat.vouchers.repository import VoucherRepository
@@ -512,6 +513,23 @@ async def _release_expired(session: AsyncSession, company_id: int, voucher_id: s
         row = await repository.find(redemption_id)
         if row is not None:
             await _fail(session, row, voucher, RedemptionStatus.EXPIRED, EXPIRED)
+
+
+async def expire_due(session: AsyncSession, *, limit: int = 500) -> int:
+    """Expire the redemptions whose code was not verified in time and release what they
+    hold (maintenance job; each company's rows under its own tenant binding)."""
+    expired = 0
+    for company_id, redemption_id in await repository.expired_waiting(
+        session, now=utcnow(), limit=limit
+    ):
+        bind_company(session, company_id)
+        row = await RedemptionRepository(session, company_id).find(redemption_id, lock=True)
+        if row is None:
+            continue
+        voucher = await _voucher(session, company_id, row.voucher_id)
+        if await _fail(session, row, voucher, RedemptionStatus.EXPIRED, EXPIRED):
+            expired += 1
+    return expired
 
 
 async def _reread(
