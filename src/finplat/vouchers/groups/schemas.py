@@ -4,10 +4,16 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Annotated
 
-from pydantic import AwareDatetime, ConfigDict, Field
+from pydantic import AwareDatetime, BeforeValidator, ConfigDict, Field
 
-from finplat.kit.fields import SafeText, WholeNumber
-from finplat.kit.money import CURRENCY_CODES, AmountRange, DecimalAmount, from_minor
+from finplat.kit.fields import SafeText, json_integer
+from finplat.kit.money import (
+    CURRENCY_CODES,
+    AmountRange,
+    DecimalAmount,
+    from_minor,
+    precision_by_currency,
+)
 from finplat.kit.schemas import RequestModel, ResponseModel
 from finplat.vouchers.groups.service import GroupDraft, Terms, VoucherType
 from finplat.vouchers.models import VoucherGroup
@@ -19,7 +25,8 @@ Instant = Annotated[
     AwareDatetime,
     Field(strict=False, description="A date-time with its offset, e.g. 2026-12-01T00:00:00Z."),
 ]
-Limit = Annotated[WholeNumber, Field(ge=1, le=1_000_000_000)]
+# Bounds before the validator, so the document states them (minimum/maximum).
+Limit = Annotated[int, Field(ge=1, le=1_000_000_000), BeforeValidator(json_integer)]
 Amount = Annotated[DecimalAmount, AmountRange(greater_than=Decimal(0), at_most=MAX_VALUE)]
 CurrencyCode = Annotated[
     str,
@@ -45,7 +52,12 @@ class VoucherGroupCreate(RequestModel):
                 "DefaultCurrency": "USD",
                 "DefaultTotalUseLimit": 1,
                 "Tags": ["winter"],
-            }
+            },
+            # The decimals each amount may have depend on the currency.
+            "allOf": [
+                {"anyOf": precision_by_currency("DefaultCurrency", "DefaultValue")},
+                {"anyOf": precision_by_currency("DefaultCurrency", "DefaultAggregateCap")},
+            ],
         }
     )
 
@@ -55,7 +67,9 @@ class VoucherGroupCreate(RequestModel):
         default=None, description="`FIXED_AMOUNT` (the default): credits `Value` to the card."
     )
     DefaultValue: Amount | None = Field(
-        default=None, description="In `DefaultCurrency` (required with it)."
+        default=None,
+        description="In `DefaultCurrency`, which it needs (400 `INVALID_VOUCHER_TERMS` "
+        "without it).",
     )
     DefaultCurrency: CurrencyCode | None = None
     DefaultPerUserLimit: Limit | None = Field(
@@ -65,7 +79,9 @@ class VoucherGroupCreate(RequestModel):
         default=None, description="Redemptions of each voucher; none: no limit."
     )
     DefaultAggregateCap: Amount | None = Field(
-        default=None, description="The most each voucher may redeem in all; none: no cap."
+        default=None,
+        description="The most each voucher may redeem in all, in `DefaultCurrency` (which it "
+        "needs); none: no cap.",
     )
     DefaultRequiresApproval: bool | None = Field(
         default=None,
@@ -78,7 +94,9 @@ class VoucherGroupCreate(RequestModel):
         "(default true); without it a redemption completes when it starts.",
     )
     DefaultValidFrom: Instant | None = None
-    DefaultValidUntil: Instant | None = None
+    DefaultValidUntil: Instant | None = Field(
+        default=None, description="After `DefaultValidFrom` (400 otherwise)."
+    )
     CampaignReference: Label | None = None
     CostCentre: Label | None = None
     Tags: Annotated[list[Tag], Field(max_length=20)] | None = None
@@ -176,10 +194,16 @@ class VoucherIssue(RequestModel):
     (`null` for a limit: no limit)."""
 
     model_config = ConfigDict(
-        json_schema_extra={"example": {"Count": 3, "Value": 25, "Currency": "USD"}}
+        json_schema_extra={
+            "example": {"Count": 3, "Value": 25, "Currency": "USD"},
+            "allOf": [
+                {"anyOf": precision_by_currency("Currency", "Value")},
+                {"anyOf": precision_by_currency("Currency", "MaximumAggregateValue")},
+            ],
+        }
     )
 
-    Count: Annotated[WholeNumber, Field(ge=1, le=MAX_BATCH)] = Field(
+    Count: Annotated[int, Field(ge=1, le=MAX_BATCH), BeforeValidator(json_integer)] = Field(
         default=1,
         description="How many vouchers (default 1); at most the settings' `MaximumBatchSize`.",
     )
@@ -190,11 +214,13 @@ class VoucherIssue(RequestModel):
     Type: TypeField | None = None
     PerUserLimit: Limit | None = None
     MaximumTotalUses: Limit | None = None
-    MaximumAggregateValue: Amount | None = None
+    MaximumAggregateValue: Amount | None = Field(
+        default=None, description="At least `Value` (400 otherwise)."
+    )
     RequiresWhitelabelApproval: bool | None = None
     RequiresEmail2Fa: bool | None = None
     ValidFrom: Instant | None = None
-    ValidUntil: Instant | None = None
+    ValidUntil: Instant | None = Field(default=None, description="After `ValidFrom`.")
 
     def overrides(self) -> tuple[Terms, frozenset[str]]:
         sent = {

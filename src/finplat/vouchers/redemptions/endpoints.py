@@ -11,7 +11,7 @@ from finplat.config import Settings
 from finplat.errors import ValidationFailed, error_responses
 from finplat.http.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 from finplat.idempotency.http import IdempotencyKeyHeader, claim_request
-from finplat.kit.money import UnknownCurrency, normalize_currency
+from finplat.kit.money import CURRENCY_CODES, UnknownCurrency, normalize_currency
 from finplat.vouchers.redemptions import reports, service
 from finplat.vouchers.redemptions.models import RedemptionStatus
 from finplat.vouchers.redemptions.schemas import (
@@ -201,7 +201,13 @@ async def redemption_report(
     from_: Annotated[AwareDatetime | None, Query(alias="from")] = None,
     to: Annotated[AwareDatetime | None, Query()] = None,
     status_: Annotated[RedemptionStatus | None, Query(alias="status")] = None,
-    currency: Annotated[str | None, Query(max_length=8)] = None,
+    currency: Annotated[
+        str | None,
+        Query(
+            description="ISO 4217 code, or USDC / USDT.",
+            json_schema_extra={"enum": list(CURRENCY_CODES)},
+        ),
+    ] = None,
 ) -> list[RedemptionReportItem] | Response:
     code = None
     if currency is not None:

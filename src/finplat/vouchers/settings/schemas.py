@@ -2,9 +2,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import ConfigDict, Field
+from pydantic import BeforeValidator, ConfigDict, Field
 
-from finplat.kit.fields import EmailAddress, WholeNumber
+from finplat.kit.fields import EmailAddress, json_integer
 from finplat.kit.schemas import RequestModel, ResponseModel
 from finplat.vouchers.settings.service import EffectiveSettings
 from finplat.vouchers.settings.service import ShutdownMode as Shutdown
@@ -29,7 +29,11 @@ NULL_MEANS = (
 
 
 def _whole(low: int, high: int, description: str) -> Any:
-    return Annotated[WholeNumber, Field(ge=low, le=high, description=description + NULL_MEANS)]
+    return Annotated[
+        int,
+        Field(ge=low, le=high, description=description + NULL_MEANS),
+        BeforeValidator(json_integer),
+    ]
 
 
 class VoucherSettingsRequest(RequestModel):
