@@ -182,7 +182,8 @@ def admin_router(**kwargs: Any) -> APIRouter:
     return IndexedRouter(route_class=AdminRoute, dependencies=[Security(api_key_scheme)], **kwargs)
 
 
-def _caller(request: Request) -> AdminCaller:
+async def _caller(request: Request) -> AdminCaller:
+    # Async, as the route's other dependencies: a plain function would run in a thread.
     return AdminCaller(
         operator=getattr(request.state, "operator", None),
         principal=getattr(request.state, "principal", None),
