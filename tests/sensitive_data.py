@@ -24,6 +24,9 @@ from dataclasses import dataclass, field
 from finplat.config import SANDBOX_SECRET_KEY
 
 CARD_CANDIDATE = re.compile(r"(?<![0-9A-Za-z])\d(?:[ -]?\d){12,18}(?![0-9A-Za-z])")
+# A UUID whose first groups happen to be all digits reads as a dashed card number (one in a
+# few thousand passes Luhn as well): digits inside a UUID are not a card.
+UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 CVV = re.compile(r'"(?:cvv|cvc|cvv2|cvc2)"\s*:\s*("(?!\*\*\*")[^"]*"|\d+)', re.IGNORECASE)
 PIN = re.compile(r'"(?:pin|pinCode|pin_code)"\s*:\s*"?\d{4,12}"?', re.IGNORECASE)
 SSN = re.compile(
@@ -78,7 +81,10 @@ def find(
         start = max(0, match.start() - 30)
         findings.append(Finding(kind, source, text[start : match.end() + 30]))
 
+    uuids = [m.span() for m in UUID.finditer(text)]
     for match in CARD_CANDIDATE.finditer(text):
+        if any(start <= match.start() and match.end() <= end for start, end in uuids):
+            continue
         digits = re.sub(r"[ -]", "", match.group())
         if 13 <= len(digits) <= 19 and luhn_valid(digits):
             add("card number", match)

@@ -78,6 +78,12 @@ def test_webhook_secret_is_allowed_only_in_its_rotation_response() -> None:
     assert [f.kind for f in find(f"log {secret}", "log", announced=announced)] == ["webhook secret"]
 
 
+def test_digits_inside_a_uuid_are_not_a_card_number() -> None:
+    # 4007205974034118 passes Luhn: as a UUID's first groups it is an identifier.
+    assert find('{"GroupId":"40072059-7403-4118-b93e-ee8f5b0760fe"}', "ids") == []
+    assert [f.kind for f in find("card 4007-2059-7403-4118 charged", "log")] == ["card number"]
+
+
 def test_a_voucher_code_is_allowed_only_once_in_its_issuing_response() -> None:
     code = "VCH-7KQ2-AB3D-9XYZ-0000-MNPQ"
     announced: set[str] = set()

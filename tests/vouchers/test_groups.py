@@ -89,9 +89,12 @@ async def test_a_group_window_that_ends_before_it_starts_is_400(api: httpx.Async
     assert response.status_code == 400
 
 
-async def test_a_group_date_without_an_offset_is_400(api: httpx.AsyncClient) -> None:
-    response = await api.post(GROUPS, json={"Name": "x", "DefaultValidFrom": "2027-01-01T00:00:00"})
-    assert response.status_code == 400
+async def test_a_group_date_without_an_offset_or_as_a_number_is_400(
+    api: httpx.AsyncClient,
+) -> None:
+    for when in ("2027-01-01T00:00:00", 1700000000, "2027-01-01"):
+        response = await api.post(GROUPS, json={"Name": "x", "DefaultValidFrom": when})
+        assert response.status_code == 400, when
 
 
 async def test_group_creation_is_idempotent_with_a_key(api: httpx.AsyncClient) -> None:

@@ -4,7 +4,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Annotated
 
-from pydantic import AwareDatetime, BeforeValidator, ConfigDict, Field
+from pydantic import BeforeValidator, ConfigDict, Field
 
 from finplat.kit.fields import SafeText, json_integer
 from finplat.kit.money import (
@@ -16,15 +16,12 @@ from finplat.kit.money import (
 )
 from finplat.kit.schemas import RequestModel, ResponseModel
 from finplat.vouchers.groups.service import GroupDraft, Terms, VoucherType
+from finplat.vouchers.instants import Instant
 from finplat.vouchers.models import VoucherGroup
 
 MAX_VALUE = Decimal("1000000")
 MAX_BATCH = 10000
 
-Instant = Annotated[
-    AwareDatetime,
-    Field(strict=False, description="A date-time with its offset, e.g. 2026-12-01T00:00:00Z."),
-]
 # Bounds before the validator, so the document states them (minimum/maximum).
 Limit = Annotated[int, Field(ge=1, le=1_000_000_000), BeforeValidator(json_integer)]
 Amount = Annotated[DecimalAmount, AmountRange(greater_than=Decimal(0), at_most=MAX_VALUE)]

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from datetime import datetime
+from typing import Annotated, Any
 
 from fastapi import Query, Request, Response, status
-from pydantic import AwareDatetime
 
 from finplat.config import Settings
 from finplat.errors import ValidationFailed, error_responses
 from finplat.http.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 from finplat.idempotency.http import IdempotencyKeyHeader, claim_request
 from finplat.kit.money import CURRENCY_CODES, UnknownCurrency, normalize_currency
+from finplat.vouchers import instants
 from finplat.vouchers.redemptions import reports, service
 from finplat.vouchers.redemptions.models import RedemptionStatus
 from finplat.vouchers.redemptions.schemas import (
@@ -181,6 +182,24 @@ async def get_redemption(
     return RedemptionResponse.of(redemption)
 
 
+def _date_time_query(name: str) -> Any:
+    return Query(
+        alias=name,
+        pattern=instants.RFC3339,
+        description="A date-time with its offset, e.g. 2026-12-01T00:00:00Z.",
+        json_schema_extra={"format": "date-time"},
+    )
+
+
+def _instant(value: str | None, name: str) -> datetime | None:
+    if value is None:
+        return None
+    try:
+        return instants.parse(value)
+    except ValueError as exc:
+        raise ValidationFailed(validation_errors={name: [str(exc)]}) from None
+
+
 @router.get(
     "/api/v2/vouchers/reports/redemptions",
     response_model=list[RedemptionReportItem],
@@ -198,8 +217,8 @@ async def redemption_report(
     request: Request,
     session: DbSession,
     principal: CurrentPrincipal,
-    from_: Annotated[AwareDatetime | None, Query(alias="from")] = None,
-    to: Annotated[AwareDatetime | None, Query()] = None,
+    from_: Annotated[str | None, _date_time_query("from")] = None,
+    to: Annotated[str | None, _date_time_query("to")] = None,
     status_: Annotated[RedemptionStatus | None, Query(alias="status")] = None,
     currency: Annotated[
         str | None,
@@ -218,8 +237,8 @@ async def redemption_report(
     rows = await reports.redemptions(
         session,
         company_id=principal.company_id,
-        created_from=from_,
-        created_to=to,
+        created_from=_instant(from_, "from"),
+        created_to=_instant(to, "to"),
         status=status_.value if status_ is not None else None,
         currency=code,
     )

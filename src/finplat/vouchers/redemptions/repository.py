@@ -135,7 +135,9 @@ async def expired_waiting(session: Any, *, now: datetime, limit: int) -> list[tu
 
 
 class VoucherCounters:
-    """The conditional UPDATEs of a voucher's and a user's counters."""
+    """The conditional UPDATEs of a voucher's and a user's counters. Every change takes the
+    user's row before the voucher's, so parallel redemptions never wait on each other in a
+    circle."""
 
     def __init__(self, repository: RedemptionRepository) -> None:
         self.session = repository.session
@@ -201,6 +203,13 @@ class VoucherCounters:
         return _changed(result)
 
     async def release(self, voucher_id: str, user_id: int, value_minor: int) -> None:
+        # The user's row before the voucher's, the order a start takes them in: the other
+        # order deadlocks against parallel starts.
+        await self.session.execute(
+            self._user(voucher_id, user_id)
+            .values(reserved=VoucherUserUses.reserved - 1)
+            .execution_options(synchronize_session=False)
+        )
         await self.session.execute(
             self._voucher(voucher_id)
             .values(
@@ -209,14 +218,15 @@ class VoucherCounters:
             )
             .execution_options(synchronize_session=False)
         )
-        await self.session.execute(
-            self._user(voucher_id, user_id)
-            .values(reserved=VoucherUserUses.reserved - 1)
-            .execution_options(synchronize_session=False)
-        )
 
     async def use(self, voucher_id: str, user_id: int, value_minor: int) -> None:
-        """The reservation becomes a use; a voucher it spends is `EXHAUSTED`."""
+        """The reservation becomes a use; a voucher it spends is `EXHAUSTED` (the user's row
+        first, as everywhere)."""
+        await self.session.execute(
+            self._user(voucher_id, user_id)
+            .values(reserved=VoucherUserUses.reserved - 1, uses=VoucherUserUses.uses + 1)
+            .execution_options(synchronize_session=False)
+        )
         await self.session.execute(
             self._voucher(voucher_id)
             .values(
@@ -233,14 +243,14 @@ class VoucherCounters:
             .values(status=VoucherStatus.EXHAUSTED.value)
             .execution_options(synchronize_session=False)
         )
-        await self.session.execute(
-            self._user(voucher_id, user_id)
-            .values(reserved=VoucherUserUses.reserved - 1, uses=VoucherUserUses.uses + 1)
-            .execution_options(synchronize_session=False)
-        )
 
     async def unuse(self, voucher_id: str, user_id: int, value_minor: int) -> None:
         """A use whose card credit failed is given back (and the voucher with it)."""
+        await self.session.execute(
+            self._user(voucher_id, user_id)
+            .values(uses=VoucherUserUses.uses - 1)
+            .execution_options(synchronize_session=False)
+        )
         await self.session.execute(
             self._voucher(voucher_id)
             .values(
@@ -253,11 +263,6 @@ class VoucherCounters:
             self._voucher(voucher_id)
             .where(Voucher.status == VoucherStatus.EXHAUSTED.value, ~_spent())
             .values(status=VoucherStatus.ACTIVE.value)
-            .execution_options(synchronize_session=False)
-        )
-        await self.session.execute(
-            self._user(voucher_id, user_id)
-            .values(uses=VoucherUserUses.uses - 1)
             .execution_options(synchronize_session=False)
         )
 

@@ -506,13 +506,16 @@ async def _fail(
 
 async def _release_expired(session: AsyncSession, company_id: int, voucher_id: str) -> None:
     """Expire the voucher's redemptions whose code was not verified in time, releasing what
-    they hold, so a voucher's limits count only live reservations."""
+    they hold, so a voucher's limits count only live reservations. Each in a transaction of
+    its own: a release takes the user's row and then the voucher's, and holding the voucher
+    while taking another user's row could deadlock with a parallel start."""
     repository = RedemptionRepository(session, company_id)
-    voucher = await _voucher(session, company_id, voucher_id)
     for redemption_id in await repository.expired_holding(voucher_id, now=utcnow()):
-        row = await repository.find(redemption_id)
+        row = await repository.find(redemption_id, lock=True)
         if row is not None:
-            await _fail(session, row, voucher, RedemptionStatus.EXPIRED, EXPIRED)
+            voucher = await _voucher(session, company_id, voucher_id)
+            if await _fail(session, row, voucher, RedemptionStatus.EXPIRED, EXPIRED):
+                await session.commit()
 
 
 async def expire_due(session: AsyncSession, *, limit: int = 500) -> int:
@@ -528,6 +531,7 @@ async def expire_due(session: AsyncSession, *, limit: int = 500) -> int:
             continue
         voucher = await _voucher(session, company_id, row.voucher_id)
         if await _fail(session, row, voucher, RedemptionStatus.EXPIRED, EXPIRED):
+            await session.commit()  # one at a time, as `_release_expired` says why
             expired += 1
     return expired
 
