@@ -112,3 +112,28 @@ async def test_parallel_redemptions_stop_at_the_aggregate_value_cap() -> None:
         assert listed["RedeemedValue"] == 30
         assert await card_balance(env.client, card) == Decimal(30)
         await _ledger_ok(env)
+
+
+async def test_parallel_wrong_codes_lock_the_redemption_after_five() -> None:
+    async with isolated("vconc", database_pool_size=40) as env:
+        card = await _card(env)
+        issued = await voucher(env.client, Value=10)
+        started = await start(env.client, issued["PlaintextCode"], card)
+        rid = started.json()["Id"]
+        code = await sent_code(env.client, rid)
+        bad = f"{(int(code) + 1) % 1_000_000:06d}"
+        answers = await asyncio.gather(*(verify(env.client, rid, bad) for _ in range(20)))
+        counts = Counter(
+            (a.status_code, a.json().get("Code") or a.json().get("ErrorCode")) for a in answers
+        )
+        assert counts[(403, "INVALID_VERIFICATION_CODE")] == 4
+        assert counts[(409, "REDEMPTION_LOCKED")] == 1
+        # The rest came after the lock: the failed redemption, as it stands.
+        assert counts[(200, "VERIFICATION_LOCKED")] == 15
+        late = await verify(env.client, rid, code)
+        assert (late.json()["Status"], late.json()["ErrorCode"]) == (
+            "FAILED",
+            "VERIFICATION_LOCKED",
+        )
+        assert await card_balance(env.client, card) == 0
+        await _ledger_ok(env)
