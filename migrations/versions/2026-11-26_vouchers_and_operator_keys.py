@@ -179,7 +179,6 @@ def upgrade() -> None:
         sa.Column("requires_email_2fa", sa.Boolean(), nullable=False),
         sa.Column("valid_from", finplat.db.types.UtcDateTime(timezone=True), nullable=True),
         sa.Column("valid_until", finplat.db.types.UtcDateTime(timezone=True), nullable=True),
-        sa.Column("user_id", sa.BigInteger().with_variant(sa.Integer(), "sqlite"), nullable=True),
         sa.Column(
             "company_id", sa.BigInteger().with_variant(sa.Integer(), "sqlite"), nullable=False
         ),

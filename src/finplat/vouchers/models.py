@@ -15,7 +15,7 @@ from datetime import datetime
 from sqlalchemy import JSON, BigInteger, Boolean, ForeignKey, Index, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column
 
-from finplat.db.base import Base, BigIntId, CompanyOwned, Timestamped
+from finplat.db.base import Base, CompanyOwned, Timestamped
 
 
 class VoucherGroup(CompanyOwned, Timestamped, Base):
@@ -67,5 +67,3 @@ class Voucher(CompanyOwned, Timestamped, Base):
     requires_email_2fa: Mapped[bool] = mapped_column(Boolean)
     valid_from: Mapped[datetime | None] = mapped_column(default=None)
     valid_until: Mapped[datetime | None] = mapped_column(default=None)
-    # The company's user the voucher was issued to, when it is personal (not used yet).
-    user_id: Mapped[int | None] = mapped_column(BigIntId, default=None)
