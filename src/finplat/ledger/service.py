@@ -57,6 +57,8 @@ class CompanyAccount(StrEnum):
     MASTER = "master"  # the company's own funds; pays top-ups and payouts
     FEE_REVENUE = "fee_revenue"  # fees the platform collected from the company's users
     SETTLEMENT = "settlement"  # money in transit with a provider; mirrors the outside world
+    VOUCHERS = "vouchers"  # the company's funds set aside for redeemed vouchers
+    REWARDS = "rewards"  # the company's funds set aside for referral rewards
 
 
 _COMPANY_ACCOUNT_RULES: dict[CompanyAccount, tuple[bool, int]] = {
@@ -64,6 +66,8 @@ _COMPANY_ACCOUNT_RULES: dict[CompanyAccount, tuple[bool, int]] = {
     CompanyAccount.MASTER: (False, HOT_ACCOUNT_SHARDS),
     CompanyAccount.FEE_REVENUE: (False, HOT_ACCOUNT_SHARDS),
     CompanyAccount.SETTLEMENT: (True, HOT_ACCOUNT_SHARDS),
+    CompanyAccount.VOUCHERS: (False, HOT_ACCOUNT_SHARDS),
+    CompanyAccount.REWARDS: (False, HOT_ACCOUNT_SHARDS),
 }
 
 

@@ -79,6 +79,11 @@ class FundingKind(StrEnum):
     UNLOAD = "UNLOAD"
     AUTO_TOPUP = "AUTO_TOPUP"
     DECLINE_FEE = "DECLINE_FEE"
+    VOUCHER = "VOUCHER"  # a redeemed voucher's value, from the company's voucher funding
+
+
+# Loads onto the card (resumed with `topup`), and what each is paid from.
+LOADS = (FundingKind.TOPUP, FundingKind.AUTO_TOPUP, FundingKind.VOUCHER)
 
 
 class FundingStatus(StrEnum):
@@ -158,16 +163,21 @@ async def card_account(session: AsyncSession, card: Card) -> LedgerAccount:
 
 
 async def _master_and_revenue(
-    session: AsyncSession, company_id: int, currency: str
+    session: AsyncSession,
+    company_id: int,
+    currency: str,
+    source: CompanyAccount = CompanyAccount.MASTER,
 ) -> tuple[LedgerAccount, LedgerAccount]:
-    """The company's master and fee revenue accounts, the two sides of every card funding."""
+    """The company's account a funding is paid from or to (`source`: the master account,
+    or the voucher funding for a redeemed voucher) and its fee revenue account, the two
+    sides of every card funding."""
     accounts = await ledger.company_accounts_in(
         session,
         company_id=company_id,
-        kinds=(CompanyAccount.MASTER, CompanyAccount.FEE_REVENUE),
+        kinds=(source, CompanyAccount.FEE_REVENUE),
         currency=currency,
     )
-    return accounts[CompanyAccount.MASTER], accounts[CompanyAccount.FEE_REVENUE]
+    return accounts[source], accounts[CompanyAccount.FEE_REVENUE]
 
 
 def _check_accepts_money(card: Card, currency: str) -> None:
@@ -178,6 +188,11 @@ def _check_accepts_money(card: Card, currency: str) -> None:
 
 async def funding_of(session: AsyncSession, company_id: int, funding_id: int) -> CardFunding:
     return await FundingRepository(session, company_id).one(funding_id)
+
+
+async def funding_by_key(session: AsyncSession, company_id: int, key: str) -> CardFunding | None:
+    """The funding made under provider key `key` (a load's: `claim.derived_key(LOAD_STEP)`)."""
+    return await FundingRepository(session, company_id).by_provider_key(key)
 
 
 async def _resume(session: AsyncSession, claim: Claim, company_id: int) -> CardFunding:
@@ -205,14 +220,26 @@ async def topup(
     money: Money,
     kind: FundingKind = FundingKind.TOPUP,
     trigger: str | None = None,
+    source: CompanyAccount = CompanyAccount.MASTER,
+    short: type[ApiError] = MasterAccountShort,
 ) -> Funded:
+    """Load `money` onto the card from the company's `source` account (`short` when it
+    cannot pay). A voucher's value loads whole: its kind pays no top-up fee."""
     if claim.recovery_point == idempotency.STARTED:
         card = await find_card(session, company_id=company_id, card_id=card_id, lock=True)
         _check_accepts_money(card, money.currency)
         program_of(providers, card)
         provider_card_id(card)
         row, reservation = await _reserve_topup(
-            session, claim, card, money, kind, trigger, _lease_end(providers.policy)
+            session,
+            claim,
+            card,
+            money,
+            kind,
+            trigger,
+            _lease_end(providers.policy),
+            source,
+            short,
         )
         await idempotency.checkpoint(session, claim, RESERVED, funding_id=row.id)
     else:
@@ -258,14 +285,16 @@ async def _reserve_topup(
     kind: FundingKind,
     trigger: str | None,
     lease_until: datetime,
+    source: CompanyAccount = CompanyAccount.MASTER,
+    short: type[ApiError] = MasterAccountShort,
 ) -> tuple[CardFunding, ledger.Reservation]:
     schedule = await schedule_for(session, company_id=card.company_id, tier_id=card.tier_id)
-    fee = schedule.topup_fee(money.minor)
+    fee = 0 if kind == FundingKind.VOUCHER else schedule.topup_fee(money.minor)
     net = money.minor - fee
     paid = min(card.outstanding_fee_minor, net)
     card.outstanding_fee_minor -= paid
     load = net - paid
-    master, revenue = await _master_and_revenue(session, card.company_id, money.currency)
+    master, revenue = await _master_and_revenue(session, card.company_id, money.currency, source)
     account = await card_account(session, card)
     key = claim.derived_key(LOAD_STEP)
     legs = [Leg(master.id, -money.minor)]
@@ -285,7 +314,7 @@ async def _reserve_topup(
             accounts=(master, revenue, account),
         )
     except ledger.InsufficientFunds:
-        raise MasterAccountShort() from None
+        raise short() from None
     row = await _record(
         session, card, kind, money, fee, key, pending.transfer_id, paid, trigger, lease_until
     )
@@ -644,7 +673,7 @@ async def settle_pending(
             recovery_point=RESERVED,
             state={"funding_id": funding_id},
         )
-        move = topup if kind in (FundingKind.TOPUP, FundingKind.AUTO_TOPUP) else unload
+        move = topup if kind in LOADS else unload
         try:
             await move(
                 session,
