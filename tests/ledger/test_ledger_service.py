@@ -512,4 +512,3 @@ async def test_an_account_that_may_go_negative_owes_at_most_the_balance_limit(
         await fund(session, book, book.fees, 1)
     assert await available(session, book, book.settlement) == -MAX_BALANCE
     assert await available(session, book, book.fees) == 0
-
