@@ -38,6 +38,7 @@ from tests.bankprov_onboarding.steps import proof as bankprov_proof
 from tests.business import steps as business_steps
 from tests.cards import steps as card_steps
 from tests.conftest import Tenant, TenantFactory
+from tests.payments import steps as payment_steps
 from tests.documents import samples
 from tests.factories import user_payload
 
@@ -74,6 +75,7 @@ class Seeded:
             self.banking.account_id,
             self.banking.budget_id,
             self.banking.payee_id,
+            self.banking.payment_request_id,
         }
 
 
@@ -89,6 +91,7 @@ class SeededBanking:
     approval_id: str
     payout_id: int
     batch_id: str
+    payment_request_id: str
 
 
 @dataclass
@@ -122,6 +125,7 @@ IDENTIFIERS: dict[str, tuple[Callable[[Seeded], Any], Any]] = {
     "payoutId": (lambda s: s.banking.payout_id, MISSING_INT),
     "id": (lambda s: s.banking.payout_id, MISSING_INT),  # /api/v2/transactions/{id}
     "batchId": (lambda s: s.banking.batch_id, "bp_bat_" + "0" * 24),
+    "requestId": (lambda s: s.banking.payment_request_id, "prq_" + "0" * 24),
     "cardUserId": (lambda s: s.card.user_id, MISSING_INT),
     "UserId": (lambda s: s.card.user_id, MISSING_INT),
     "cardId": (lambda s: s.card.card_id, MISSING_INT),
@@ -132,7 +136,13 @@ IDENTIFIERS: dict[str, tuple[Callable[[Seeded], Any], Any]] = {
 # Routes whose `userId` must be a business user's to reach their other identifiers.
 BUSINESS_PATHS = "/api/v2/business/"
 # Routes whose `userId` must be the user with a bank account.
-BANKING_PATHS = ("/api/v2/banking/", "/api/v2/sandbox/banking/", "/api/v2/transactions")
+BANKING_PATHS = (
+    "/api/v2/banking/",
+    "/api/v2/sandbox/banking/",
+    "/api/v2/transactions",
+    "/api/v2/payments/",
+    "/api/v2/sandbox/payments/",
+)
 # Routes whose `userId` must be the card holder.
 CARD_PATHS = ("/api/v2/cards", "/api/v2/sandbox/cards/")
 
@@ -191,6 +201,7 @@ BODIES: dict[tuple[str, str], dict[str, Any]] = {
     },
     ("POST", "/api/v2/sandbox/banking/payouts/{payoutId}/status"): {"Status": "PROCESSING"},
     ("POST", "/api/v2/sandbox/banking/payment-batches/{batchId}/status"): {"Status": "PROCESSING"},
+    ("POST", "/api/v2/payments/requests"): {"Amount": 5, "Currency": "EUR"},
     ("POST", "/api/v2/cards"): {"Phone": card_steps.PHONE},
     ("POST", "/api/v2/cards/{cardId}/pin"): {"Pin": "480273"},
     ("PUT", "/api/v2/cards/{cardId}/auto-lock"): {"enabled": True},
@@ -455,6 +466,7 @@ async def seed_banking(client: httpx.AsyncClient) -> SeededBanking:
     body = payout_steps.terms(user, budget, payee, amount=10)
     payout = await payout_steps.pay(client, user, body)
     spare = await payout_steps.approved(client, user, body)
+    payment_request = await payment_steps.requested(client, user["Id"])
     return SeededBanking(
         user_id=user["Id"],
         account_id=user["AccountId"],
@@ -466,6 +478,7 @@ async def seed_banking(client: httpx.AsyncClient) -> SeededBanking:
         approval_id=spare["ApprovalId"],
         payout_id=payout["PayoutId"],
         batch_id=payout["PaymentBatchId"],
+        payment_request_id=payment_request["Id"],
     )
 
 

@@ -10,6 +10,7 @@ HANDLER_MODULES = (
     "finplat.business.callbacks",
     "finplat.banking.incoming",
     "finplat.banking.payouts.callbacks",
+    "finplat.payments.requests.callbacks",
     "finplat.cards.callbacks",
 )
 

@@ -16,6 +16,7 @@ from finplat.events.models import Event, WebhookAttempt, WebhookDelivery
 from finplat.idempotency.models import IdempotencyKey
 from finplat.kyc.models import KycSubmission
 from finplat.ledger.models import LedgerAccount, LedgerBalance, LedgerEntry, LedgerTransfer
+from finplat.payments.requests import models as payment_requests_models
 from finplat.providers.banking.sandbox import models as sandbox_banking_models
 from finplat.providers.banking_onboarding.sandbox.models import (
     SandboxBankprovAccount,
@@ -54,6 +55,7 @@ MODEL_MODULES = (
     cards_models,
     cards_funding_models,
     sandbox_cards_models,
+    payment_requests_models,
 )
 
 __all__ = [

@@ -421,7 +421,81 @@ class TransfersPort(Protocol):
 
 
 # ------------------------------------------------------------------------------------------------
+# The banking provider's payment-requests port: a user asks to be paid into one of their
+# budgets. The provider issues a request a payer can pay (fully, or not at all) until it
+# expires; the money lands in the budget and the provider reports it with the callback
+# `payment_request.paid` `{requestId, paymentId, budgetId, currency, amountMinor, payerName,
+# paidAt}`. The provider is the authority on whether a request was paid: it refuses a payment
+# after the request's expiry or cancellation, and refuses to cancel a paid request.
+
+PAYMENT_REQUEST_PAID = "payment_request.paid"
+# The provider's refusal code for cancelling a request a payer already paid.
+REQUEST_ALREADY_PAID = "PROVIDER_REQUEST_PAID"
 
 
-class BankingProvider(BudgetsPort, PayeesPort, FxPort, PaymentsPort, TransfersPort, Protocol):
+class ProviderRequestStatus(StrEnum):
+    PENDING = "PENDING"  # payable
+    PAID = "PAID"  # the payer paid it in full; the budget was credited
+    CANCELLED = "CANCELLED"
+    EXPIRED = "EXPIRED"  # its expiry passed unpaid
+
+
+@dataclass(frozen=True)
+class ProviderPaymentRequest:
+    request_id: str  # "bp_prq_..."
+    budget_id: str
+    currency: str
+    amount_minor: int
+    status: ProviderRequestStatus
+    expires_at: datetime
+    payment_id: str | None  # the incoming payment that paid it
+    paid_at: datetime | None
+
+
+class PaymentRequestsPort(Protocol):
+    async def create_payment_request(
+        self,
+        *,
+        company_id: int,
+        idempotency_key: str,
+        budget_id: str,
+        currency: str,
+        amount_minor: int,
+        expires_at: datetime,
+        description: str | None,
+    ) -> ProviderPaymentRequest:
+        """Issue a payable request into the budget (a repeat with the same key returns the
+        first). Refuses a currency the budget does not hold."""
+        ...
+
+    async def cancel_payment_request(
+        self, *, company_id: int, request_id: str
+    ) -> ProviderPaymentRequest:
+        """Stop the request from being paid. Cancelling a cancelled or expired request
+        answers it as it is; a paid request is refused (409 `PROVIDER_REQUEST_PAID`)."""
+        ...
+
+    async def payment_request(self, *, company_id: int, request_id: str) -> ProviderPaymentRequest:
+        """The request's current state (404 if the provider has none)."""
+        ...
+
+
+@runtime_checkable
+class SandboxPaymentRequestSimulation(Protocol):
+    """What only the sandbox provider offers: a payer paying a request."""
+
+    async def simulate_request_payment(
+        self, *, company_id: int, request_id: str, amount_minor: int, payer_name: str
+    ) -> ProviderPaymentRequest:
+        """The payer pays `amount_minor`: exactly the requested amount, while the request is
+        pending and unexpired, or nothing happens (refused)."""
+        ...
+
+
+# ------------------------------------------------------------------------------------------------
+
+
+class BankingProvider(
+    BudgetsPort, PayeesPort, FxPort, PaymentsPort, TransfersPort, PaymentRequestsPort, Protocol
+):
     """Everything the platform asks of the banking provider once an account is open."""
