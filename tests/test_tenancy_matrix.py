@@ -38,9 +38,9 @@ from tests.bankprov_onboarding.steps import proof as bankprov_proof
 from tests.business import steps as business_steps
 from tests.cards import steps as card_steps
 from tests.conftest import Tenant, TenantFactory
-from tests.payments import steps as payment_steps
 from tests.documents import samples
 from tests.factories import user_payload
+from tests.payments import steps as payment_steps
 
 IDENTIFIER = re.compile(r"Id$", re.IGNORECASE)
 MISSING_INT = 987_654_321
