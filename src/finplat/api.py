@@ -23,6 +23,8 @@ from finplat.companies.endpoints import router as company_router
 from finplat.events.endpoints import router as events_router
 from finplat.http.health import router as health_router
 from finplat.kyc.endpoints import router as kyc_router
+from finplat.payments.collections.endpoints import router as collections_router
+from finplat.payments.mandates.endpoints import router as mandates_router
 from finplat.payments.requests.endpoints import router as payment_requests_router
 from finplat.providers.endpoints import router as provider_callbacks_router
 from finplat.provisioning.endpoints import router as provisioning_router
@@ -57,6 +59,8 @@ ROUTERS: tuple[APIRouter, ...] = (
     payouts_router,
     transfers_router,
     payment_requests_router,
+    mandates_router,
+    collections_router,
     transactions_router,
     card_funding_router,
     physical_cards_router,

@@ -11,6 +11,7 @@ HANDLER_MODULES = (
     "finplat.banking.incoming",
     "finplat.banking.payouts.callbacks",
     "finplat.payments.requests.callbacks",
+    "finplat.payments.mandates.callbacks",
     "finplat.cards.callbacks",
 )
 

@@ -16,6 +16,8 @@ from finplat.events.models import Event, WebhookAttempt, WebhookDelivery
 from finplat.idempotency.models import IdempotencyKey
 from finplat.kyc.models import KycSubmission
 from finplat.ledger.models import LedgerAccount, LedgerBalance, LedgerEntry, LedgerTransfer
+from finplat.payments.collections import models as payment_collections_models
+from finplat.payments.mandates import models as payment_mandates_models
 from finplat.payments.requests import models as payment_requests_models
 from finplat.providers.banking.sandbox import models as sandbox_banking_models
 from finplat.providers.banking_onboarding.sandbox.models import (
@@ -56,6 +58,8 @@ MODEL_MODULES = (
     cards_funding_models,
     sandbox_cards_models,
     payment_requests_models,
+    payment_mandates_models,
+    payment_collections_models,
 )
 
 __all__ = [

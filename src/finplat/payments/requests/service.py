@@ -35,8 +35,6 @@ import structlog
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.banking import accounts, budgets
-from finplat.banking.models import BankingBudget
-from finplat.banking.repository import BudgetRepository
 from finplat.errors import Conflict, NotFound, ValidationFailed
 from finplat.events import service as events
 from finplat.idempotency.service import Claim
@@ -46,6 +44,7 @@ from finplat.kit.pagination import PageRequest, PageSlice
 from finplat.ledger import service as ledger
 from finplat.ledger.core import Leg
 from finplat.ledger.service import CompanyAccount
+from finplat.payments.budgets import user_budget
 from finplat.payments.requests import repository
 from finplat.payments.requests.models import PaymentRequest, PaymentRequestStatus
 from finplat.payments.requests.repository import PaymentRequestRepository
@@ -85,11 +84,6 @@ class PaymentRequestNotPending(Conflict):
     message = "Only a pending payment request can be cancelled."
 
 
-class DefaultBudgetMissing(Conflict):
-    code = "DEFAULT_BUDGET_NOT_FOUND"
-    message = "The user has no default budget yet: name the receiving `BudgetId`."
-
-
 class PaymentReportConflict(Conflict):
     code = "PAYMENT_REQUEST_REPORT_CONFLICT"
     message = "The provider reported another payment for this request; the first stands."
@@ -122,32 +116,6 @@ def check_expiry(expires_at: datetime | None, now: datetime) -> datetime:
     return expires_at
 
 
-async def _receiving_budget(
-    session: AsyncSession,
-    providers: Providers,
-    *,
-    company_id: int,
-    user_id: int,
-    budget_id: str | None,
-) -> BankingBudget:
-    if budget_id is not None:
-        return await accounts.user_budget(
-            session, company_id=company_id, user_id=user_id, budget_id=budget_id
-        )
-    account = await accounts.banking_account(session, company_id=company_id, user_id=user_id)
-    repo = BudgetRepository(session, company_id)
-    found = [b for b in await repo.of_user(user_id) if b.is_default]
-    if not found:
-        banking = configured(providers.banking, NO_BANKING)
-        await budgets.sync(
-            session, banking, providers.policy, company_id=company_id, account=account
-        )
-        found = [b for b in await repo.of_user(user_id) if b.is_default]
-    if not found:
-        raise DefaultBudgetMissing()
-    return found[0]
-
-
 async def create(
     session: AsyncSession,
     providers: Providers,
@@ -164,7 +132,7 @@ async def create(
     banking = configured(providers.banking, NO_BANKING)
     await users.get_user(session, company_id=company_id, user_id=user_id)
     expiry = check_expiry(expires_at, utcnow())
-    budget = await _receiving_budget(
+    budget = await user_budget(
         session, providers, company_id=company_id, user_id=user_id, budget_id=budget_id
     )
     await accounts.budget_balance(
