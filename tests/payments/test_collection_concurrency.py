@@ -1,0 +1,57 @@
+"""Parallel collections on one mandate, under real parallelism on PostgreSQL (skipped on
+SQLite, whose single writer serialises them): the one-time rule and the period's allowance
+hold whatever runs at once, and the ledger verifies."""
+
+from __future__ import annotations
+
+import asyncio
+from decimal import Decimal
+
+import pytest
+
+from finplat.ledger.verification import verify
+from tests.banking.steps import available
+from tests.databases import backend
+from tests.isolated import isolated
+from tests.payments.steps import active_mandate, collect, master_posted, read_mandate
+
+pytestmark = pytest.mark.skipif(backend() != "postgresql", reason="PostgreSQL concurrency")
+
+
+async def test_20_parallel_collections_on_a_one_time_mandate_accept_exactly_one() -> None:
+    async with isolated("one-time-race", database_pool_size=30, run_background_jobs=False) as env:
+        user, budget, active = await active_mandate(env.client, Frequency="ONE_TIME")
+        responses = await asyncio.gather(
+            *(collect(env.client, active["Id"], 10, f"once-{i}") for i in range(20))
+        )
+        statuses = sorted(r.status_code for r in responses)
+        assert statuses == [201] + [409] * 19, [r.text for r in responses if r.status_code >= 500]
+        refused = [r.json()["Code"] for r in responses if r.status_code == 409]
+        assert set(refused) == {"MANDATE_ALREADY_USED"}
+        assert await available(env.client, user["Id"], budget["BudgetId"], "EUR") == Decimal(
+            "990.00"
+        )
+        assert await master_posted(env.client) == Decimal("10.00")
+        async with env.app.state.session_factory() as session:
+            assert (await verify(session)).ok
+
+
+async def test_20_parallel_collections_on_a_monthly_mandate_never_exceed_the_allowance() -> None:
+    async with isolated("allowance-race", database_pool_size=30, run_background_jobs=False) as env:
+        user, budget, active = await active_mandate(env.client, MaxAmount="100.00")
+        responses = await asyncio.gather(
+            *(collect(env.client, active["Id"], "15.00", f"month-{i}") for i in range(20))
+        )
+        accepted = [r for r in responses if r.status_code == 201]
+        refused = [r for r in responses if r.status_code == 409]
+        assert len(accepted) + len(refused) == 20, [r.text for r in responses]
+        assert len(accepted) == 6  # 6 x 15.00 = 90.00; a seventh would pass 100.00
+        assert {r.json()["Code"] for r in refused} == {"MANDATE_ALLOWANCE_EXCEEDED"}
+        assert all(r.json()["Status"] == "COMPLETED" for r in accepted)
+        assert (await read_mandate(env.client, active["Id"]))["RemainingThisPeriod"] == "10.00"
+        assert await available(env.client, user["Id"], budget["BudgetId"], "EUR") == Decimal(
+            "910.00"
+        )
+        assert await master_posted(env.client) == Decimal("90.00")
+        async with env.app.state.session_factory() as session:
+            assert (await verify(session)).ok
