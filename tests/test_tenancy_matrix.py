@@ -76,6 +76,8 @@ class Seeded:
             self.banking.budget_id,
             self.banking.payee_id,
             self.banking.payment_request_id,
+            self.banking.mandate_id,
+            self.banking.collection_id,
         }
 
 
@@ -92,6 +94,8 @@ class SeededBanking:
     payout_id: int
     batch_id: str
     payment_request_id: str
+    mandate_id: str
+    collection_id: str
 
 
 @dataclass
@@ -126,6 +130,9 @@ IDENTIFIERS: dict[str, tuple[Callable[[Seeded], Any], Any]] = {
     "id": (lambda s: s.banking.payout_id, MISSING_INT),  # /api/v2/transactions/{id}
     "batchId": (lambda s: s.banking.batch_id, "bp_bat_" + "0" * 24),
     "requestId": (lambda s: s.banking.payment_request_id, "prq_" + "0" * 24),
+    "mandateId": (lambda s: s.banking.mandate_id, "mdt_" + "0" * 24),
+    "MandateId": (lambda s: s.banking.mandate_id, "mdt_" + "0" * 24),
+    "collectionId": (lambda s: s.banking.collection_id, "col_" + "0" * 24),
     "cardUserId": (lambda s: s.card.user_id, MISSING_INT),
     "UserId": (lambda s: s.card.user_id, MISSING_INT),
     "cardId": (lambda s: s.card.card_id, MISSING_INT),
@@ -153,6 +160,8 @@ OWN_LABELS: set[tuple[str, str, str]] = {
     ("POST", "/api/v2/business/onboarding/compliance/requirements", "TaxId"),
     ("POST", "/api/v2/banking/budgets/{budgetId}/transfer", "ExternalReferenceId"),
     ("POST", "/api/v2/cards", "ExternalCardId"),
+    ("POST", "/api/v2/payments/mandates", "ExternalReferenceId"),
+    ("POST", "/api/v2/payments/collections", "merchantReferenceId"),
     ("POST", "/api/v2/cards", "DesignId"),  # a design of the catalogue, not a reference
 }
 
@@ -202,6 +211,22 @@ BODIES: dict[tuple[str, str], dict[str, Any]] = {
     ("POST", "/api/v2/sandbox/banking/payouts/{payoutId}/status"): {"Status": "PROCESSING"},
     ("POST", "/api/v2/sandbox/banking/payment-batches/{batchId}/status"): {"Status": "PROCESSING"},
     ("POST", "/api/v2/payments/requests"): {"Amount": 5, "Currency": "EUR"},
+    ("POST", "/api/v2/payments/mandates"): {
+        "MaxAmount": 5,
+        "Currency": "EUR",
+        "Frequency": "MONTHLY",
+    },
+    ("POST", "/api/v2/payments/collections"): {
+        "Amount": 1,
+        "Currency": "EUR",
+        "merchantReferenceId": "tenancy-b",
+    },
+    ("POST", "/api/v2/sandbox/payments/mandates/{mandateId}/authorisation"): {
+        "Outcome": "APPROVED"
+    },
+    ("POST", "/api/v2/sandbox/payments/collections/{collectionId}/settlement"): {
+        "Status": "COMPLETED"
+    },
     ("POST", "/api/v2/cards"): {"Phone": card_steps.PHONE},
     ("POST", "/api/v2/cards/{cardId}/pin"): {"Pin": "480273"},
     ("PUT", "/api/v2/cards/{cardId}/auto-lock"): {"enabled": True},
@@ -467,6 +492,10 @@ async def seed_banking(client: httpx.AsyncClient) -> SeededBanking:
     payout = await payout_steps.pay(client, user, body)
     spare = await payout_steps.approved(client, user, body)
     payment_request = await payment_steps.requested(client, user["Id"])
+    mandate = await payment_steps.mandate(client, user["Id"], Frequency="WEEKLY")
+    assert (await payment_steps.authorise(client, mandate["Id"])).status_code == 200
+    collection = await payment_steps.collect(client, mandate["Id"], 5, "tenancy")
+    assert collection.status_code == 201, collection.text
     return SeededBanking(
         user_id=user["Id"],
         account_id=user["AccountId"],
@@ -479,6 +508,8 @@ async def seed_banking(client: httpx.AsyncClient) -> SeededBanking:
         payout_id=payout["PayoutId"],
         batch_id=payout["PaymentBatchId"],
         payment_request_id=payment_request["Id"],
+        mandate_id=mandate["Id"],
+        collection_id=collection.json()["Id"],
     )
 
 

@@ -45,14 +45,11 @@ async def test_create_answers_a_pending_mandate_with_the_spec_fields(
     assert len(await events_of(api, "mandate.created")) == 1
 
 
-async def test_the_user_may_be_named_by_the_query_parameter(api: httpx.AsyncClient) -> None:
-    user, _ = await receiver(api)
+async def test_the_user_is_required(api: httpx.AsyncClient) -> None:
     body = {"MaxAmount": 5, "Currency": "EUR", "Frequency": "WEEKLY"}
-    response = await api.post("/api/v2/payments/mandates", params={"userId": user["Id"]}, json=body)
-    assert response.status_code == 201, response.text
-    assert response.json()["UserId"] == user["Id"]
     missing = await api.post("/api/v2/payments/mandates", json=body)
     assert missing.status_code == 400
+    assert (await api.get("/api/v2/payments/mandates")).json()["Items"] == []
 
 
 async def test_authorisation_activates_it_and_opens_the_allowance(

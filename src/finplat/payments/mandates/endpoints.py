@@ -6,7 +6,7 @@ from typing import Annotated
 
 from fastapi import Query, Request, status
 
-from finplat.errors import ValidationFailed, error_responses
+from finplat.errors import error_responses
 from finplat.http.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 from finplat.idempotency.http import IdempotencyKeyHeader, claim_request
 from finplat.kit.money import requested_amount
@@ -44,8 +44,7 @@ async def respond(session: DbSession, mandate: PaymentMandate) -> MandateRespons
     "default: the user's default budget, which must hold `Currency`) at most `MaxAmount` per "
     "period of `Frequency`. The mandate is `PENDING` until the banking provider reports the "
     "account holder's authorisation (`ACTIVE`, event `mandate.activated`) or refusal "
-    "(`FAILED`). The user is `UserId` in the body or the `userId` query parameter. Safe to "
-    "retry with `Idempotency-Key`.",
+    "(`FAILED`). Safe to retry with `Idempotency-Key`.",
     responses=error_responses(400, 404, 409, 503),
 )
 async def mandates_create(
@@ -54,22 +53,15 @@ async def mandates_create(
     providers: CurrentProviders,
     session: DbSession,
     principal: CurrentPrincipal,
-    userId: OptionalUserQuery = None,
     idempotency_key: IdempotencyKeyHeader = None,
 ) -> MandateResponse:
-    user_id = body.UserId or userId
-    if user_id is None or (body.UserId and userId and body.UserId != userId):
-        raise ValidationFailed(
-            "Name the user once: `UserId` in the body or the `userId` query parameter.",
-            validation_errors={"UserId": ["Required (or `userId`), and the same if both."]},
-        )
     claim = await claim_request(request, session, principal, idempotency_key)
     mandate = await service.create(
         session,
         providers,
         claim=claim,
         company_id=principal.company_id,
-        user_id=user_id,
+        user_id=body.UserId,
         max_amount=requested_amount(body.MaxAmount, str(body.Currency), field="MaxAmount"),
         frequency=body.Frequency,
         description=body.Description,

@@ -49,10 +49,7 @@ class MandateCreate(RequestModel):
         }
     )
 
-    UserId: BodyId | None = Field(
-        default=None,
-        description="The user who authorises the collections (or the `userId` query parameter).",
-    )
+    UserId: BodyId = Field(description="The user who authorises the collections.")
     MaxAmount: Annotated[
         DecimalAmount, AmountRange(greater_than=Decimal(0), at_most=MAX_MANDATE)
     ] = Field(
