@@ -14,7 +14,6 @@ from alembic import op
 
 import finplat.db.types
 
-
 revision: str = "0022"
 down_revision: str | None = "0019"
 branch_labels: str | Sequence[str] | None = None

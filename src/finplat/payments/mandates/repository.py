@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
 from finplat.db.dialect import for_update
 from finplat.db.repository import CompanyRepository
 from finplat.kit.pagination import PageRequest, PageSlice, fetch_page
@@ -43,3 +46,21 @@ class MandateRepository(CompanyRepository[PaymentMandate]):
             stmt = stmt.where(PaymentMandate.status == status.value)
         stmt = stmt.order_by(PaymentMandate.created_at.desc(), PaymentMandate.id.desc())
         return await fetch_page(self.session, stmt, request)
+
+
+async def companies_with_pending(session: AsyncSession) -> list[int]:
+    """Companies with a mandate waiting for authorisation (system scope: reconciliation)."""
+    stmt = (
+        select(PaymentMandate.company_id)
+        .where(PaymentMandate.status == MandateStatusV2.PENDING.value)
+        .distinct()
+    )
+    return [company_id for (company_id,) in await session.execute(stmt)]
+
+
+async def pending_ids(session: AsyncSession, *, company_id: int) -> list[str]:
+    stmt = select(PaymentMandate.id).where(
+        PaymentMandate.company_id == company_id,
+        PaymentMandate.status == MandateStatusV2.PENDING.value,
+    )
+    return [mandate_id for (mandate_id,) in await session.execute(stmt)]

@@ -229,6 +229,35 @@ async def cancel(
     return mandate
 
 
+async def refresh(
+    session: AsyncSession, providers: Providers, *, company_id: int, mandate_id: str
+) -> PaymentMandate:
+    """Ask the provider about a pending mandate and apply its decision (reconciliation: a
+    lost `mandate.status_changed` callback still activates or fails it)."""
+    banking = configured(providers.banking, NO_BANKING)
+    mandate = await get(session, company_id=company_id, mandate_id=mandate_id)
+    if mandate.status != MandateStatusV2.PENDING.value:
+        return mandate
+    provider_mandate_id = mandate.provider_mandate_id
+    answer = await commit_then_call(
+        session,
+        providers.policy,
+        provider=PROVIDER,
+        operation="mandate_status",
+        call=lambda: banking.mandate(company_id=company_id, mandate_id=provider_mandate_id),
+        idempotent=True,
+    )
+    if answer.status is not ProviderMandateStatus.PENDING:
+        await apply_provider_status(
+            session,
+            company_id=company_id,
+            provider_mandate_id=provider_mandate_id,
+            status=answer.status,
+            reason=answer.reason,
+        )
+    return await get(session, company_id=company_id, mandate_id=mandate_id, fresh=True)
+
+
 async def apply_provider_status(
     session: AsyncSession,
     *,

@@ -76,3 +76,21 @@ async def due_for_expiry(
     if company_id is not None:
         stmt = stmt.where(PaymentRequest.company_id == company_id)
     return [(company_id, request_id) for company_id, request_id in await session.execute(stmt)]
+
+
+async def companies_with_pending(session: AsyncSession) -> list[int]:
+    """Companies with a pending request (system scope: reconciliation)."""
+    stmt = (
+        select(PaymentRequest.company_id)
+        .where(PaymentRequest.status == PaymentRequestStatus.PENDING.value)
+        .distinct()
+    )
+    return [company_id for (company_id,) in await session.execute(stmt)]
+
+
+async def pending_ids(session: AsyncSession, *, company_id: int) -> list[str]:
+    stmt = select(PaymentRequest.id).where(
+        PaymentRequest.company_id == company_id,
+        PaymentRequest.status == PaymentRequestStatus.PENDING.value,
+    )
+    return [request_id for (request_id,) in await session.execute(stmt)]

@@ -245,6 +245,49 @@ async def cancel(
     return locked
 
 
+async def refresh(
+    session: AsyncSession, providers: Providers, *, company_id: int, request_id: str
+) -> PaymentRequest:
+    """Ask the provider about a pending request and apply what it decided (reconciliation:
+    a lost `payment_request.paid` callback still credits the budget, once)."""
+    banking = configured(providers.banking, NO_BANKING)
+    request = await get(session, company_id=company_id, request_id=request_id)
+    if request.status != PaymentRequestStatus.PENDING.value:
+        return request
+    provider_request_id = request.provider_request_id
+    answer = await commit_then_call(
+        session,
+        providers.policy,
+        provider=PROVIDER,
+        operation="payment_request_status",
+        call=lambda: banking.payment_request(company_id=company_id, request_id=provider_request_id),
+        idempotent=True,
+    )
+    if answer.status is ProviderRequestStatus.PAID and answer.payment_id is not None:
+        await apply_payment(
+            session,
+            company_id=company_id,
+            provider_request_id=provider_request_id,
+            payment_id=answer.payment_id,
+            currency=answer.currency,
+            amount_minor=answer.amount_minor,
+            payer_name=None,
+            paid_at=answer.paid_at,
+        )
+    elif answer.status is ProviderRequestStatus.CANCELLED:
+        # Our cancel reached the provider but its own commit was lost: finish it.
+        locked = await PaymentRequestRepository(session, company_id).find(request_id, lock=True)
+        assert locked is not None
+        if locked.status == PaymentRequestStatus.PENDING.value:
+            now = utcnow()
+            locked.status = PaymentRequestStatus.CANCELLED.value
+            locked.cancelled_at = now
+            locked.updated_at = now
+            await session.flush()
+            await _event(session, locked, "payment_request.cancelled")
+    return await get(session, company_id=company_id, request_id=request_id, fresh=True)
+
+
 async def apply_payment(
     session: AsyncSession,
     *,
