@@ -1,4 +1,9 @@
-"""Wire types shared by the payments sub-domains."""
+"""Wire types shared by the payments sub-domains.
+
+Their rules depend on today's date, which JSON Schema cannot state: each has a format name of
+its own with the rule in words, and the fuzz hooks generate values that keep it
+(tests/fuzz/hooks.py).
+"""
 
 from __future__ import annotations
 
@@ -6,6 +11,13 @@ from datetime import datetime
 from typing import Annotated, Any
 
 from pydantic import BeforeValidator, WithJsonSchema
+
+from finplat.kit.fields import IsoDate
+
+PAYMENT_EXPIRY_FORMAT = "payment-expiry"
+START_DATE_FORMAT = "start-date"
+END_DATE_FORMAT = "end-date"
+DATE_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
 
 
 def _instant(value: Any) -> datetime:
@@ -24,9 +36,41 @@ def _instant(value: Any) -> datetime:
     return parsed
 
 
-Instant = Annotated[
+PaymentExpiry = Annotated[
     datetime,
     BeforeValidator(_instant),
-    WithJsonSchema({"type": "string", "format": "date-time", "examples": ["2026-12-01T12:00:00Z"]}),
+    WithJsonSchema(
+        {
+            "type": "string",
+            "format": PAYMENT_EXPIRY_FORMAT,
+            "description": "An ISO 8601 date-time with its time zone, between one minute and "
+            "90 days from now (400 otherwise).",
+            "examples": ["2026-12-01T12:00:00Z"],
+        }
+    ),
 ]
-"""A point in time a caller sends (strict models take it as a string with its time zone)."""
+MandateStartDate = Annotated[
+    IsoDate,
+    WithJsonSchema(
+        {
+            "type": "string",
+            "format": START_DATE_FORMAT,
+            "pattern": DATE_PATTERN,
+            "description": "YYYY-MM-DD, today (UTC) or later (400 otherwise).",
+            "examples": ["2026-12-01"],
+        }
+    ),
+]
+MandateEndDate = Annotated[
+    IsoDate,
+    WithJsonSchema(
+        {
+            "type": "string",
+            "format": END_DATE_FORMAT,
+            "pattern": DATE_PATTERN,
+            "description": "YYYY-MM-DD, on or after `StartDate` (400 otherwise): the last day "
+            "collections are accepted.",
+            "examples": ["2027-12-31"],
+        }
+    ),
+]

@@ -8,12 +8,13 @@ from fastapi import Path, Query
 from pydantic import ConfigDict, Field
 
 from finplat.banking.schemas import BudgetCurrency, BudgetIdField
-from finplat.kit.fields import IsoDate, SafeText
+from finplat.kit.fields import SafeText
 from finplat.kit.money import AmountRange, DecimalAmount, from_minor, precision_by_currency
 from finplat.kit.pagination import Page
 from finplat.kit.schemas import BodyId, RequestModel, ResponseModel
 from finplat.payments.mandates.models import MandateFrequencyV2, MandateStatusV2, PaymentMandate
 from finplat.payments.mandates.service import MANDATE_ID_PATTERN
+from finplat.payments.schemas import MandateEndDate, MandateStartDate
 from finplat.providers.names import BankProvider
 
 MAX_MANDATE = Decimal("1000000")
@@ -64,10 +65,8 @@ class MandateCreate(RequestModel):
     ExternalReferenceId: Annotated[SafeText, Field(max_length=64)] | None = Field(
         default=None, description="Your own reference for the mandate."
     )
-    StartDate: IsoDate | None = Field(default=None, description="Default: today (UTC).")
-    EndDate: IsoDate | None = Field(
-        default=None, description="The last day collections are accepted. Default: none."
-    )
+    StartDate: MandateStartDate | None = Field(default=None, description="Default: today (UTC).")
+    EndDate: MandateEndDate | None = Field(default=None, description="Default: none.")
     BudgetId: BudgetIdField | None = Field(
         default=None, description="The budget collected from. Default: the user's default budget."
     )

@@ -14,7 +14,7 @@ from finplat.kit.pagination import Page
 from finplat.kit.schemas import RequestModel, ResponseModel
 from finplat.payments.requests.models import PaymentRequest, PaymentRequestStatus
 from finplat.payments.requests.service import REQUEST_ID_PATTERN
-from finplat.payments.schemas import Instant
+from finplat.payments.schemas import PaymentExpiry
 from finplat.providers.names import BankProvider
 
 MAX_REQUEST = Decimal("1000000")
@@ -65,7 +65,7 @@ class PaymentRequestCreate(RequestModel):
         description="The user's budget that receives the money. Default: the "
         "user's default budget.",
     )
-    ExpiresAt: Instant | None = Field(
+    ExpiresAt: PaymentExpiry | None = Field(
         default=None,
         description="Until when the request can be paid: one minute to 90 days ahead. "
         "Default: 7 days.",
