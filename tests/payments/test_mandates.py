@@ -10,9 +10,11 @@ import httpx
 
 from finplat.kit.clock import set_clock
 from tests.conftest import TenantFactory
+from tests.onboarding import set_fault
 from tests.payments.steps import (
     active_mandate,
     authorise,
+    collect,
     create_mandate,
     events_of,
     mandate,
@@ -156,3 +158,35 @@ async def test_another_companys_mandate_is_404(
         assert response.json()["Code"] == "MANDATE_NOT_FOUND"
     assert (await other.get("/api/v2/payments/mandates")).json()["Items"] == []
     assert (await read_mandate(api, active["Id"]))["Status"] == "ACTIVE"
+
+
+async def test_a_lost_registration_answer_records_nothing_and_a_retry_registers_once(
+    api: httpx.AsyncClient,
+) -> None:
+    user, _ = await receiver(api)
+    await set_fault(api, "bankprov", "create_mandate", "timeout")
+    headers = {"Idempotency-Key": "mandate-timeout"}
+    lost = await create_mandate(api, user["Id"], headers=headers)
+    assert lost.status_code == 503
+    assert (await api.get("/api/v2/payments/mandates")).json()["Items"] == []
+    retried = await create_mandate(api, user["Id"], headers=headers)
+    assert retried.status_code == 201, retried.text
+    assert (await authorise(api, retried.json()["Id"])).json()["Status"] == "ACTIVE"
+
+
+async def test_a_lost_cancel_answer_is_finished_by_a_retry_and_blocks_collections_meanwhile(
+    api: httpx.AsyncClient,
+) -> None:
+    _, _, active = await active_mandate(api)
+    await set_fault(api, "bankprov", "cancel_mandate", "timeout")
+    lost = await api.post(f"/api/v2/payments/mandates/{active['Id']}/cancel")
+    assert lost.status_code == 503
+    # The provider cancelled it: a collection meanwhile fails with the typed reason.
+    collected = await collect(api, active["Id"], 10)
+    assert collected.status_code == 201, collected.text
+    assert collected.json()["Status"] == "FAILED"
+    assert collected.json()["FailureReason"] == "MANDATE_CANCELLED"
+    assert (await read_mandate(api, active["Id"]))["RemainingThisPeriod"] == "100.00"
+    retried = await api.post(f"/api/v2/payments/mandates/{active['Id']}/cancel")
+    assert retried.status_code == 200
+    assert retried.json()["Status"] == "CANCELLED"
