@@ -274,3 +274,16 @@ async def test_another_companys_request_is_404(
         assert response.json()["Code"] == "PAYMENT_REQUEST_NOT_FOUND"
     assert (await other.get("/api/v2/payments/requests")).json()["Items"] == []
     assert (await read(api, created["Id"])).json()["Status"] == "PENDING"
+
+
+async def test_a_lost_cancel_answer_is_finished_by_a_retry(api: httpx.AsyncClient) -> None:
+    user, budget = await receiver(api)
+    created = await requested(api, user["Id"])
+    await set_fault(api, "bankprov", "cancel_payment_request", "timeout")
+    assert (await cancel(api, created["Id"])).status_code == 503
+    # The provider cancelled it: no payer can pay it any more.
+    assert (await pay(api, created["Id"])).status_code == 409
+    assert await available(api, user["Id"], budget["BudgetId"], "EUR") == 0
+    retried = await cancel(api, created["Id"])
+    assert retried.status_code == 200
+    assert retried.json()["Status"] == "CANCELLED"
