@@ -55,3 +55,19 @@ async def test_20_parallel_collections_on_a_monthly_mandate_never_exceed_the_all
         assert await master_posted(env.client) == Decimal("90.00")
         async with env.app.state.session_factory() as session:
             assert (await verify(session)).ok
+
+
+async def test_20_parallel_retries_with_one_merchant_reference_collect_once() -> None:
+    async with isolated("reference-race", database_pool_size=30, run_background_jobs=False) as env:
+        user, budget, active = await active_mandate(env.client)
+        responses = await asyncio.gather(
+            *(collect(env.client, active["Id"], "10.00", "same-ref") for _ in range(20))
+        )
+        assert [r.status_code for r in responses] == [201] * 20, [r.text for r in responses]
+        assert len({r.json()["Id"] for r in responses}) == 1
+        assert await available(env.client, user["Id"], budget["BudgetId"], "EUR") == Decimal(
+            "990.00"
+        )
+        assert await master_posted(env.client) == Decimal("10.00")
+        async with env.app.state.session_factory() as session:
+            assert (await verify(session)).ok
