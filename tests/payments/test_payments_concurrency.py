@@ -1,6 +1,6 @@
-"""Parallel collections on one mandate, under real parallelism on PostgreSQL (skipped on
-SQLite, whose single writer serialises them): the one-time rule and the period's allowance
-hold whatever runs at once, and the ledger verifies."""
+"""Payments under real parallelism on PostgreSQL (skipped on SQLite, whose single writer
+serialises them): the one-time rule, the period's allowance, a merchant reference and a
+payment request's payment hold whatever runs at once, and the ledger verifies."""
 
 from __future__ import annotations
 
@@ -10,10 +10,20 @@ from decimal import Decimal
 import pytest
 
 from finplat.ledger.verification import verify
+from finplat.payments.requests.repository import PaymentRequestRepository
 from tests.banking.steps import available
+from tests.callbacks import signed
 from tests.databases import backend
 from tests.isolated import isolated
-from tests.payments.steps import active_mandate, collect, master_posted, read_mandate
+from tests.payments.steps import (
+    active_mandate,
+    collect,
+    master_posted,
+    read,
+    read_mandate,
+    receiver,
+    requested,
+)
 
 pytestmark = pytest.mark.skipif(backend() != "postgresql", reason="PostgreSQL concurrency")
 
@@ -69,5 +79,42 @@ async def test_20_parallel_retries_with_one_merchant_reference_collect_once() ->
             "990.00"
         )
         assert await master_posted(env.client) == Decimal("10.00")
+        async with env.app.state.session_factory() as session:
+            assert (await verify(session)).ok
+
+
+async def test_20_parallel_deliveries_of_one_payment_credit_the_budget_once() -> None:
+    async with isolated("paid-race", database_pool_size=30, run_background_jobs=False) as env:
+        user, budget = await receiver(env.client)
+        created = await requested(env.client, user["Id"], Amount="12.00")
+        async with env.app.state.session_factory() as session:
+            found = await PaymentRequestRepository(session, env.company_id).find(created["Id"])
+            assert found is not None
+            provider_request_id = found.provider_request_id
+        # The same payment, sent under 20 event ids at once.
+        callbacks = [
+            signed(
+                env.app.state.settings.provider_callback_secret,
+                company_id=env.company_id,
+                type_="payment_request.paid",
+                data={
+                    "requestId": provider_request_id,
+                    "paymentId": "bp_in_race",
+                    "budgetId": "bp_bud_any",
+                    "currency": "EUR",
+                    "amountMinor": 1200,
+                },
+                event_id=f"bankprov_evt_race_{i}",
+            )
+            for i in range(20)
+        ]
+        responses = await asyncio.gather(
+            *(env.client.post("/providers/bankprov/callbacks", **c) for c in callbacks)
+        )
+        assert [r.status_code for r in responses] == [200] * 20, [r.text for r in responses]
+        assert await available(env.client, user["Id"], budget["BudgetId"], "EUR") == Decimal(
+            "12.00"
+        )
+        assert (await read(env.client, created["Id"])).json()["Status"] == "PAID"
         async with env.app.state.session_factory() as session:
             assert (await verify(session)).ok
