@@ -1,7 +1,7 @@
 """payments: payment requests, mandates and collections
 
 Revision ID: 0022
-Revises: 0019
+Revises: 0023
 Create Date: 2026-11-26 00:00:00
 """
 
@@ -15,7 +15,7 @@ from alembic import op
 import finplat.db.types
 
 revision: str = "0022"
-down_revision: str | None = "0019"
+down_revision: str | None = "0023"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
