@@ -40,6 +40,7 @@ from tests.cards import steps as card_steps
 from tests.conftest import Tenant, TenantFactory
 from tests.documents import samples
 from tests.factories import user_payload
+from tests.payments import steps as payment_steps
 
 IDENTIFIER = re.compile(r"Id$", re.IGNORECASE)
 MISSING_INT = 987_654_321
@@ -77,6 +78,9 @@ class Seeded:
             self.banking.account_id,
             self.banking.budget_id,
             self.banking.payee_id,
+            self.banking.payment_request_id,
+            self.banking.mandate_id,
+            self.banking.collection_id,
         }
 
 
@@ -92,6 +96,9 @@ class SeededBanking:
     approval_id: str
     payout_id: int
     batch_id: str
+    payment_request_id: str
+    mandate_id: str
+    collection_id: str
 
 
 @dataclass
@@ -125,6 +132,10 @@ IDENTIFIERS: dict[str, tuple[Callable[[Seeded], Any], Any]] = {
     "payoutId": (lambda s: s.banking.payout_id, MISSING_INT),
     "id": (lambda s: s.banking.payout_id, MISSING_INT),  # /api/v2/transactions/{id}
     "batchId": (lambda s: s.banking.batch_id, "bp_bat_" + "0" * 24),
+    "requestId": (lambda s: s.banking.payment_request_id, "prq_" + "0" * 24),
+    "mandateId": (lambda s: s.banking.mandate_id, "mdt_" + "0" * 24),
+    "MandateId": (lambda s: s.banking.mandate_id, "mdt_" + "0" * 24),
+    "collectionId": (lambda s: s.banking.collection_id, "col_" + "0" * 24),
     "cardUserId": (lambda s: s.card.user_id, MISSING_INT),
     "UserId": (lambda s: s.card.user_id, MISSING_INT),
     "cardId": (lambda s: s.card.card_id, MISSING_INT),
@@ -138,7 +149,13 @@ IDENTIFIERS: dict[str, tuple[Callable[[Seeded], Any], Any]] = {
 # Routes whose `userId` must be a business user's to reach their other identifiers.
 BUSINESS_PATHS = "/api/v2/business/"
 # Routes whose `userId` must be the user with a bank account.
-BANKING_PATHS = ("/api/v2/banking/", "/api/v2/sandbox/banking/", "/api/v2/transactions")
+BANKING_PATHS = (
+    "/api/v2/banking/",
+    "/api/v2/sandbox/banking/",
+    "/api/v2/transactions",
+    "/api/v2/payments/",
+    "/api/v2/sandbox/payments/",
+)
 # Routes whose `userId` must be the card holder.
 CARD_PATHS = ("/api/v2/cards", "/api/v2/sandbox/cards/", "/api/v2/vouchers/")
 # Routes whose `{id}` is a voucher redemption's.
@@ -151,6 +168,8 @@ OWN_LABELS: set[tuple[str, str, str]] = {
     ("POST", "/api/v2/business/onboarding/compliance/requirements", "TaxId"),
     ("POST", "/api/v2/banking/budgets/{budgetId}/transfer", "ExternalReferenceId"),
     ("POST", "/api/v2/cards", "ExternalCardId"),
+    ("POST", "/api/v2/payments/mandates", "ExternalReferenceId"),
+    ("POST", "/api/v2/payments/collections", "merchantReferenceId"),
     ("POST", "/api/v2/cards", "DesignId"),  # a design of the catalogue, not a reference
 }
 
@@ -199,6 +218,23 @@ BODIES: dict[tuple[str, str], dict[str, Any]] = {
     },
     ("POST", "/api/v2/sandbox/banking/payouts/{payoutId}/status"): {"Status": "PROCESSING"},
     ("POST", "/api/v2/sandbox/banking/payment-batches/{batchId}/status"): {"Status": "PROCESSING"},
+    ("POST", "/api/v2/payments/requests"): {"Amount": 5, "Currency": "EUR"},
+    ("POST", "/api/v2/payments/mandates"): {
+        "MaxAmount": 5,
+        "Currency": "EUR",
+        "Frequency": "MONTHLY",
+    },
+    ("POST", "/api/v2/payments/collections"): {
+        "Amount": 1,
+        "Currency": "EUR",
+        "merchantReferenceId": "tenancy-b",
+    },
+    ("POST", "/api/v2/sandbox/payments/mandates/{mandateId}/authorisation"): {
+        "Outcome": "APPROVED"
+    },
+    ("POST", "/api/v2/sandbox/payments/collections/{collectionId}/settlement"): {
+        "Status": "COMPLETED"
+    },
     ("POST", "/api/v2/cards"): {"Phone": card_steps.PHONE},
     ("POST", "/api/v2/cards/{cardId}/pin"): {"Pin": "480273"},
     ("PUT", "/api/v2/cards/{cardId}/auto-lock"): {"enabled": True},
@@ -488,6 +524,11 @@ async def seed_banking(client: httpx.AsyncClient) -> SeededBanking:
     body = payout_steps.terms(user, budget, payee, amount=10)
     payout = await payout_steps.pay(client, user, body)
     spare = await payout_steps.approved(client, user, body)
+    payment_request = await payment_steps.requested(client, user["Id"])
+    mandate = await payment_steps.mandate(client, user["Id"], Frequency="WEEKLY")
+    assert (await payment_steps.authorise(client, mandate["Id"])).status_code == 200
+    collection = await payment_steps.collect(client, mandate["Id"], 5, "tenancy")
+    assert collection.status_code == 201, collection.text
     return SeededBanking(
         user_id=user["Id"],
         account_id=user["AccountId"],
@@ -499,6 +540,9 @@ async def seed_banking(client: httpx.AsyncClient) -> SeededBanking:
         approval_id=spare["ApprovalId"],
         payout_id=payout["PayoutId"],
         batch_id=payout["PaymentBatchId"],
+        payment_request_id=payment_request["Id"],
+        mandate_id=mandate["Id"],
+        collection_id=collection.json()["Id"],
     )
 
 

@@ -10,6 +10,8 @@ HANDLER_MODULES = (
     "finplat.business.callbacks",
     "finplat.banking.incoming",
     "finplat.banking.payouts.callbacks",
+    "finplat.payments.requests.callbacks",
+    "finplat.payments.mandates.callbacks",
     "finplat.cards.callbacks",
 )
 

@@ -24,6 +24,7 @@ from finplat.events.worker import WebhookWorker
 from finplat.idempotency import service as idempotency
 from finplat.kit.clock import pause
 from finplat.ledger import service as ledger
+from finplat.payments.requests import service as payment_requests
 from finplat.providers.registry import Providers, build_providers
 from finplat.providers.sandbox import delivery as sandbox_delivery
 from finplat.provisioning import card_accounts
@@ -57,12 +58,15 @@ async def maintenance_once(factory: async_sessionmaker[AsyncSession]) -> dict[st
     async with unit_of_work(factory) as session:
         resealed = await companies.reseal_secrets(session)
     async with unit_of_work(factory) as session:
+        requests_expired = await payment_requests.expire_due(session)
+    async with unit_of_work(factory) as session:
         redemptions_expired = await voucher_redemptions.expire_due(session)
     return {
         "expired_reservations": expired,
         "purged_idempotency_keys": purged,
         "expired_payees": payees_expired,
         "resealed_secrets": resealed,
+        "expired_payment_requests": requests_expired,
         "expired_voucher_redemptions": redemptions_expired,
     }
 

@@ -16,6 +16,9 @@ from finplat.events.models import Event, WebhookAttempt, WebhookDelivery
 from finplat.idempotency.models import IdempotencyKey
 from finplat.kyc.models import KycSubmission
 from finplat.ledger.models import LedgerAccount, LedgerBalance, LedgerEntry, LedgerTransfer
+from finplat.payments.collections import models as payment_collections_models
+from finplat.payments.mandates import models as payment_mandates_models
+from finplat.payments.requests import models as payment_requests_models
 from finplat.providers.banking.sandbox import models as sandbox_banking_models
 from finplat.providers.banking_onboarding.sandbox.models import (
     SandboxBankprovAccount,
@@ -58,6 +61,9 @@ MODEL_MODULES = (
     cards_models,
     cards_funding_models,
     sandbox_cards_models,
+    payment_requests_models,
+    payment_mandates_models,
+    payment_collections_models,
     voucher_settings_models,
     voucher_models,
     voucher_redemption_models,
