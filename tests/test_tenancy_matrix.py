@@ -144,6 +144,7 @@ OWN_LABELS: set[tuple[str, str, str]] = {
     ("POST", "/api/v2/banking/budgets/{budgetId}/transfer", "ExternalReferenceId"),
     ("POST", "/api/v2/cards", "ExternalCardId"),
     ("POST", "/api/v2/cards", "DesignId"),  # a design of the catalogue, not a reference
+    ("POST", "/api/v2/crypto-virtual-accounts/payin-address", "chain_id"),  # a network's number
 }
 
 # Bodies for operations that need more than identifiers: (method, path) -> body.
@@ -226,6 +227,10 @@ BODIES: dict[tuple[str, str], dict[str, Any]] = {
         "Merchant": "Tenancy",
     },
     ("POST", "/api/v2/sandbox/cards/{cardId}/deposits"): {"Amount": 1, "Currency": "USDC"},
+    ("POST", "/api/v2/crypto-virtual-accounts/payin-address"): {
+        "crypto_currency": "USDC",
+        "chain_id": 1,
+    },
 }
 
 # Required query parameters that are not identifiers: (method, path) -> values.

@@ -20,6 +20,7 @@ from finplat.cards.endpoints import router as cards_router
 from finplat.cards.funding.endpoints import router as card_funding_router
 from finplat.cards.physical.endpoints import router as physical_cards_router
 from finplat.companies.endpoints import router as company_router
+from finplat.crypto.addresses.endpoints import router as crypto_addresses_router
 from finplat.events.endpoints import router as events_router
 from finplat.http.health import router as health_router
 from finplat.kyc.endpoints import router as kyc_router
@@ -55,6 +56,7 @@ ROUTERS: tuple[APIRouter, ...] = (
     payouts_router,
     transfers_router,
     transactions_router,
+    crypto_addresses_router,
     card_funding_router,
     physical_cards_router,
     cards_router,

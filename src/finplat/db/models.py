@@ -11,6 +11,7 @@ from finplat.business.models import AssociatedPerson, BusinessApplication, Busin
 from finplat.cards import models as cards_models
 from finplat.cards.funding import models as cards_funding_models
 from finplat.companies.models import Company
+from finplat.crypto.addresses import models as crypto_addresses_models
 from finplat.db.base import Base
 from finplat.events.models import Event, WebhookAttempt, WebhookDelivery
 from finplat.idempotency.models import IdempotencyKey
@@ -54,6 +55,7 @@ MODEL_MODULES = (
     cards_models,
     cards_funding_models,
     sandbox_cards_models,
+    crypto_addresses_models,
 )
 
 __all__ = [

@@ -9,6 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from finplat.db.dialect import insert_ignoring_conflicts
 from finplat.db.unit_of_work import unit_of_work
+from finplat.providers.crypto import addresses
 from finplat.providers.crypto.port import Chain, DepositAddress, Stablecoin
 from finplat.providers.crypto.sandbox.models import SandboxDepositAddress
 from finplat.providers.names import ExternalProvider
@@ -16,13 +17,11 @@ from finplat.providers.sandbox.faults import FaultMode
 from finplat.providers.sandbox.simulator import Simulator
 
 OPERATIONS = ("deposit_address",)
-_BASE58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 
 
 def new_address(chain: Chain) -> str:
-    if chain is Chain.TRON:
-        return "T" + "".join(secrets.choice(_BASE58) for _ in range(33))
-    return "0x" + secrets.token_hex(20)
+    """A fresh account in the chain's own format, checksum included."""
+    return addresses.encode(chain, secrets.token_bytes(addresses.ACCOUNT_BYTES))
 
 
 class SandboxCryptoRail:
