@@ -38,8 +38,10 @@ from tests.bankprov_onboarding.steps import proof as bankprov_proof
 from tests.business import steps as business_steps
 from tests.cards import steps as card_steps
 from tests.conftest import Tenant, TenantFactory
+from tests.crypto import steps as crypto_steps
 from tests.documents import samples
 from tests.factories import user_payload
+from tests.onboarding import approved_user
 
 IDENTIFIER = re.compile(r"Id$", re.IGNORECASE)
 MISSING_INT = 987_654_321
@@ -61,6 +63,7 @@ class Seeded:
     business_user_id: int  # that business user: the business onboarding routes' `userId`
     banking: SeededBanking  # a user with an open bank account and money moved: banking routes
     card: SeededCard  # a user with an active card: the card routes
+    crypto: SeededCrypto  # a verified user with a pay-in address and a deposit: crypto routes
 
     @property
     def markers(self) -> set[str]:
@@ -74,6 +77,8 @@ class Seeded:
             self.banking.account_id,
             self.banking.budget_id,
             self.banking.payee_id,
+            self.crypto.address,
+            self.crypto.deposit_id,
         }
 
 
@@ -89,6 +94,13 @@ class SeededBanking:
     approval_id: str
     payout_id: int
     batch_id: str
+
+
+@dataclass
+class SeededCrypto:
+    user_id: int
+    address: str
+    deposit_id: str
 
 
 @dataclass
@@ -128,11 +140,15 @@ IDENTIFIERS: dict[str, tuple[Callable[[Seeded], Any], Any]] = {
     "CardId": (lambda s: s.card.card_id, MISSING_INT),
     "CardTypeId": (lambda s: s.card.card_type_id, MISSING_INT),
     "cardTypeId": (lambda s: s.card.card_type_id, MISSING_INT),
+    "cryptoUserId": (lambda s: s.crypto.user_id, MISSING_INT),
+    "depositId": (lambda s: s.crypto.deposit_id, "cdp_" + "0" * 24),
 }
 # Routes whose `userId` must be a business user's to reach their other identifiers.
 BUSINESS_PATHS = "/api/v2/business/"
 # Routes whose `userId` must be the user with a bank account.
 BANKING_PATHS = ("/api/v2/banking/", "/api/v2/sandbox/banking/", "/api/v2/transactions")
+# Routes whose `userId` must be the holder of the crypto deposit.
+CRYPTO_PATHS = ("/api/v2/crypto-virtual-accounts/", "/api/v2/sandbox/crypto/")
 # Routes whose `userId` must be the card holder.
 CARD_PATHS = ("/api/v2/cards", "/api/v2/sandbox/cards/")
 
@@ -145,6 +161,7 @@ OWN_LABELS: set[tuple[str, str, str]] = {
     ("POST", "/api/v2/cards", "ExternalCardId"),
     ("POST", "/api/v2/cards", "DesignId"),  # a design of the catalogue, not a reference
     ("POST", "/api/v2/crypto-virtual-accounts/payin-address", "chain_id"),  # a network's number
+    ("POST", "/api/v2/sandbox/crypto/deposits", "ChainId"),
 }
 
 # Bodies for operations that need more than identifiers: (method, path) -> body.
@@ -227,6 +244,7 @@ BODIES: dict[tuple[str, str], dict[str, Any]] = {
         "Merchant": "Tenancy",
     },
     ("POST", "/api/v2/sandbox/cards/{cardId}/deposits"): {"Amount": 1, "Currency": "USDC"},
+    ("POST", "/api/v2/sandbox/crypto/deposits/{depositId}/confirmations"): {"Blocks": 1},
     ("POST", "/api/v2/crypto-virtual-accounts/payin-address"): {
         "crypto_currency": "USDC",
         "chain_id": 1,
@@ -371,6 +389,8 @@ def request_for(call: Call, given: Callable[[str], Any]) -> dict[str, Any]:
             return given("bankingUserId")
         if name == "userId" and call.path.startswith(CARD_PATHS):
             return given("cardUserId")
+        if name == "userId" and call.path.startswith(CRYPTO_PATHS):
+            return given("cryptoUserId")
         return given(name)
 
     path = call.path
@@ -428,6 +448,7 @@ async def seed(tenant: Tenant) -> Seeded:
     business_user_id, person_id = await business_steps.seed_person(client)
     banking = await seed_banking(client)
     card = await seed_card(client)
+    crypto = await seed_crypto(client)
     return Seeded(
         user["Id"],
         external,
@@ -441,7 +462,15 @@ async def seed(tenant: Tenant) -> Seeded:
         business_user_id,
         banking,
         card,
+        crypto,
     )
+
+
+async def seed_crypto(client: httpx.AsyncClient) -> SeededCrypto:
+    user = await approved_user(client)
+    address = await crypto_steps.payin_address(client, user["Id"], "USDC", 1)
+    deposit = await crypto_steps.send(client, address["Address"], 5)
+    return SeededCrypto(user["Id"], address["Address"], deposit["DepositId"])
 
 
 async def seed_card(client: httpx.AsyncClient) -> SeededCard:

@@ -21,6 +21,7 @@ from finplat.cards.funding.endpoints import router as card_funding_router
 from finplat.cards.physical.endpoints import router as physical_cards_router
 from finplat.companies.endpoints import router as company_router
 from finplat.crypto.addresses.endpoints import router as crypto_addresses_router
+from finplat.crypto.deposits.endpoints import router as crypto_deposits_router
 from finplat.events.endpoints import router as events_router
 from finplat.http.health import router as health_router
 from finplat.kyc.endpoints import router as kyc_router
@@ -32,6 +33,7 @@ from finplat.sandbox.cards.authorization_endpoints import router as card_authori
 from finplat.sandbox.cards.deposit_endpoints import router as card_deposit_router
 from finplat.sandbox.cards.endpoints import router as sandbox_cards_router
 from finplat.sandbox.cards.widget_page import router as card_widget_router
+from finplat.sandbox.crypto.endpoints import router as sandbox_crypto_router
 from finplat.sandbox.endpoints import router as sandbox_router
 from finplat.sandbox.hosted_kyc import router as hosted_kyc_router
 from finplat.tiers.endpoints import router as tiers_router
@@ -57,6 +59,7 @@ ROUTERS: tuple[APIRouter, ...] = (
     transfers_router,
     transactions_router,
     crypto_addresses_router,
+    crypto_deposits_router,
     card_funding_router,
     physical_cards_router,
     cards_router,
@@ -70,6 +73,7 @@ SANDBOX_ROUTERS: tuple[APIRouter, ...] = (
     sandbox_payouts_router,
     card_authorizations_router,
     card_deposit_router,
+    sandbox_crypto_router,
     sandbox_cards_router,
     card_widget_router,
 )

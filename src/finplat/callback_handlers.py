@@ -11,6 +11,7 @@ HANDLER_MODULES = (
     "finplat.banking.incoming",
     "finplat.banking.payouts.callbacks",
     "finplat.cards.callbacks",
+    "finplat.crypto.deposits.callbacks",
 )
 
 

@@ -12,6 +12,7 @@ from finplat.cards import models as cards_models
 from finplat.cards.funding import models as cards_funding_models
 from finplat.companies.models import Company
 from finplat.crypto.addresses import models as crypto_addresses_models
+from finplat.crypto.deposits import models as crypto_deposits_models
 from finplat.db.base import Base
 from finplat.events.models import Event, WebhookAttempt, WebhookDelivery
 from finplat.idempotency.models import IdempotencyKey
@@ -56,6 +57,7 @@ MODEL_MODULES = (
     cards_funding_models,
     sandbox_cards_models,
     crypto_addresses_models,
+    crypto_deposits_models,
 )
 
 __all__ = [

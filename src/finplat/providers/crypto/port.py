@@ -1,10 +1,18 @@
-"""Crypto rails: deposit (pay-in) addresses for stablecoins on the supported chains."""
+"""Crypto rails: deposit (pay-in) addresses for stablecoins on the supported chains, and the
+transfers the rail sees arriving at them.
+
+A rail reports each incoming transfer with the callback `deposit.updated` (data: `depositId`,
+the rail's stable id of the transfer; `txHash`, `address`, `chainId`, `token`, `amount` as
+exact decimal text; `confirmations`, the blocks built on it so far; `status` `SEEN`, or
+`DROPPED` once a reorganisation took it off the chain), again whenever that changes. The rail
+reports; the platform decides when a transfer is final.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import IntEnum, StrEnum
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 
 class Stablecoin(StrEnum):
@@ -28,6 +36,23 @@ class DepositAddress:
     chain: Chain
 
 
+class ChainDepositStatus(StrEnum):
+    SEEN = "SEEN"  # on the chain, with `confirmations` blocks on top of it
+    DROPPED = "DROPPED"  # reorganised away: it is not on the chain any more
+
+
+@dataclass(frozen=True)
+class ChainDeposit:
+    deposit_id: str
+    tx_hash: str
+    address: str
+    chain_id: int
+    token: str
+    amount: str
+    confirmations: int
+    status: ChainDepositStatus
+
+
 class CryptoRail(Protocol):
     name: str
 
@@ -36,3 +61,25 @@ class CryptoRail(Protocol):
     ) -> DepositAddress:
         """Idempotent: one address per (reference, currency, chain), returned again on repeat."""
         ...
+
+
+@runtime_checkable
+class SandboxChainSimulation(Protocol):
+    """What only the sandbox rail offers: transfers arriving on a chain, blocks, reorgs."""
+
+    async def simulate_deposit(
+        self,
+        *,
+        company_id: int,
+        address: str,
+        token: str,
+        chain_id: int,
+        amount: str,
+        confirmations: int,
+    ) -> ChainDeposit: ...
+
+    async def add_blocks(
+        self, *, company_id: int, deposit_id: str, blocks: int
+    ) -> ChainDeposit: ...
+
+    async def reorganise(self, *, company_id: int, deposit_id: str) -> ChainDeposit: ...

@@ -20,3 +20,22 @@ class SandboxDepositAddress(Base):
     chain_id: Mapped[int] = mapped_column(Integer)
     address: Mapped[str] = mapped_column(String(64), unique=True)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class SandboxChainDeposit(Base):
+    """A token transfer the sandbox rail saw on a chain to an address it issued, with the
+    blocks built on it so far. `DROPPED` is a transfer a reorganisation took off the chain."""
+
+    __tablename__ = "sandbox_crypto_deposits"
+
+    id: Mapped[int] = mapped_column(BigIntId, primary_key=True, autoincrement=True)
+    company_id: Mapped[int] = mapped_column(BigInteger, index=True)
+    reference: Mapped[str] = mapped_column(String(64), unique=True)
+    tx_hash: Mapped[str] = mapped_column(String(100))
+    address: Mapped[str] = mapped_column(String(64))
+    chain_id: Mapped[int] = mapped_column(Integer)
+    token: Mapped[str] = mapped_column(String(16))
+    amount: Mapped[str] = mapped_column(String(48))  # exact decimal text, as on chain
+    confirmations: Mapped[int] = mapped_column(Integer)
+    status: Mapped[str] = mapped_column(String(16))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
