@@ -2,7 +2,7 @@
 
 Revision ID: 0021
 Revises: 0019
-Create Date: 2026-11-26 17:37:59.084863
+Create Date: 2026-11-26 17:44:05.865041
 """
 
 from __future__ import annotations
@@ -66,6 +66,10 @@ def upgrade() -> None:
         sa.Column("reason", sa.String(length=200), nullable=True),
         sa.Column("credited_at", finplat.db.types.UtcDateTime(timezone=True), nullable=True),
         sa.Column("ledger_transfer_id", sa.BigInteger(), nullable=True),
+        sa.Column("auto_topup_card_id", sa.BigInteger(), nullable=True),
+        sa.Column("auto_topup_status", sa.String(length=16), nullable=True),
+        sa.Column("auto_topup_amount_minor", sa.BigInteger(), nullable=True),
+        sa.Column("auto_topup_order_id", sa.BigInteger(), nullable=True),
         sa.Column(
             "company_id", sa.BigInteger().with_variant(sa.Integer(), "sqlite"), nullable=False
         ),

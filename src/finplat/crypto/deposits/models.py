@@ -47,3 +47,8 @@ class CryptoDeposit(CompanyOwned, Timestamped, Base):
     reason: Mapped[str | None] = mapped_column(String(200))
     credited_at: Mapped[datetime | None] = mapped_column(default=None)
     ledger_transfer_id: Mapped[int | None] = mapped_column(BigInteger, default=None)
+    # The card's DEPOSIT auto top-up this deposit feeds (`finplat.crypto.deposits.topups`).
+    auto_topup_card_id: Mapped[int | None] = mapped_column(BigInteger, default=None)
+    auto_topup_status: Mapped[str | None] = mapped_column(String(16), default=None)
+    auto_topup_amount_minor: Mapped[int | None] = mapped_column(BigInteger, default=None)  # USD
+    auto_topup_order_id: Mapped[int | None] = mapped_column(BigInteger, default=None)

@@ -2,6 +2,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from finplat.cards.funding.models import CardAutoTopup
+from finplat.cards.models import Card
 from finplat.crypto.deposits.models import CryptoDeposit
 from finplat.db.dialect import insert_ignoring_conflicts
 from finplat.db.repository import CompanyRepository
@@ -56,3 +61,50 @@ class DepositRepository(CompanyRepository[CryptoDeposit]):
             stmt = stmt.where(CryptoDeposit.status.in_(statuses))
         stmt = stmt.order_by(CryptoDeposit.created_at.desc(), CryptoDeposit.id.desc())
         return await fetch_page(self.session, stmt, page)
+
+    async def locked(self, deposit_id: str) -> CryptoDeposit | None:
+        stmt = (
+            self.scoped()
+            .where(CryptoDeposit.id == deposit_id)
+            .with_for_update()
+            .execution_options(populate_existing=True)
+        )
+        return (await self.session.execute(stmt)).scalar_one_or_none()
+
+    async def deposit_rule_card(
+        self, *, user_id: int, currency: str, provider: str, rule: str, cancelled: str
+    ) -> int | None:
+        """The user's first card of `provider` whose `rule` is on for `currency`."""
+        stmt = (
+            select(Card.id)
+            .join(
+                CardAutoTopup,
+                (CardAutoTopup.card_id == Card.id) & (CardAutoTopup.company_id == Card.company_id),
+            )
+            .where(
+                Card.company_id == self.company_id,
+                Card.user_id == user_id,
+                Card.provider == provider,
+                Card.status != cancelled,
+                CardAutoTopup.rule == rule,
+                CardAutoTopup.enabled.is_(True),
+                CardAutoTopup.deposit_currency == currency,
+            )
+            .order_by(Card.id)
+            .limit(1)
+        )
+        return (await self.session.execute(stmt)).scalar_one_or_none()
+
+
+async def topups_due(
+    session: AsyncSession, *, statuses: tuple[str, ...], company_id: int | None, limit: int
+) -> list[tuple[int, str]]:
+    """`(company_id, deposit_id)` of deposits whose auto top-up is not settled yet, every
+    company's unless one is named (the background job's query), oldest first."""
+    stmt = select(CryptoDeposit.company_id, CryptoDeposit.id).where(
+        CryptoDeposit.auto_topup_status.in_(statuses)
+    )
+    if company_id is not None:
+        stmt = stmt.where(CryptoDeposit.company_id == company_id)
+    stmt = stmt.order_by(CryptoDeposit.credited_at).limit(limit)
+    return [(c, d) for c, d in await session.execute(stmt)]

@@ -46,6 +46,13 @@ class DepositResponse(ResponseModel):
         description="The chain's finality threshold; null for an unsupported deposit."
     )
     Reason: str | None
+    AutoTopupStatus: str | None = Field(
+        description="When the deposit feeds a card's deposit auto top-up: `DUE`, `CONVERTED` "
+        "(on its way to the card), `TOPPED_UP`, `SKIPPED` (below the minimum, over the "
+        "monthly limit, or the rule switched off) or `FAILED` (refused); the money of a "
+        "skipped or failed top-up stays in the crypto balance."
+    )
+    AutoTopupOrderId: int | None
     CreditedAt: datetime | None
     CreatedAt: datetime
     UpdatedAt: datetime
@@ -65,6 +72,8 @@ class DepositResponse(ResponseModel):
             Confirmations=row.confirmations,
             RequiredConfirmations=row.required_confirmations,
             Reason=row.reason,
+            AutoTopupStatus=row.auto_topup_status,
+            AutoTopupOrderId=row.auto_topup_order_id,
             CreditedAt=row.credited_at,
             CreatedAt=row.created_at,
             UpdatedAt=row.updated_at,

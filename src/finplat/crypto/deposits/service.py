@@ -32,7 +32,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.crypto import balances
 from finplat.crypto.addresses.repository import PayinAddressRepository
-from finplat.crypto.deposits import finality
+from finplat.crypto.deposits import finality, topups
 from finplat.crypto.deposits.models import CryptoDeposit, DepositStatus
 from finplat.crypto.deposits.repository import DepositRepository
 from finplat.crypto.networks import CURRENCIES
@@ -204,6 +204,7 @@ async def _credit(session: AsyncSession, deposit: CryptoDeposit) -> None:
     deposit.credited_at = now
     deposit.updated_at = now
     deposit.ledger_transfer_id = posted.transfer_id
+    await topups.mark_due(session, deposit)
     await session.flush()
     await _event(session, deposit, "crypto.deposit.credited")
 

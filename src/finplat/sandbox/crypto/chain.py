@@ -10,6 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from finplat.crypto.addresses.service import NO_CRYPTO
 from finplat.crypto.deposits import service as deposits
+from finplat.crypto.deposits import topups
 from finplat.crypto.deposits.models import CryptoDeposit
 from finplat.errors import ApiError, Conflict
 from finplat.providers.calls import commit_then_call
@@ -57,6 +58,8 @@ async def _on_chain(
         idempotent=False,
     )
     await sandbox_delivery.deliver_due(factory, secret=secret, company_id=company_id)
+    # What the background job does next, at once, as the callbacks above.
+    await topups.run_due(factory, providers, company_id=company_id)
     found = await deposits.by_provider_id(
         session,
         company_id=company_id,
