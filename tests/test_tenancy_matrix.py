@@ -41,7 +41,6 @@ from tests.conftest import Tenant, TenantFactory
 from tests.crypto import steps as crypto_steps
 from tests.documents import samples
 from tests.factories import user_payload
-from tests.onboarding import approved_user
 
 IDENTIFIER = re.compile(r"Id$", re.IGNORECASE)
 MISSING_INT = 987_654_321
@@ -79,6 +78,8 @@ class Seeded:
             self.banking.payee_id,
             self.crypto.address,
             self.crypto.deposit_id,
+            self.crypto.quote_id,
+            self.crypto.transfer_id,
         }
 
 
@@ -101,6 +102,8 @@ class SeededCrypto:
     user_id: int
     address: str
     deposit_id: str
+    quote_id: str
+    transfer_id: str
 
 
 @dataclass
@@ -142,6 +145,8 @@ IDENTIFIERS: dict[str, tuple[Callable[[Seeded], Any], Any]] = {
     "cardTypeId": (lambda s: s.card.card_type_id, MISSING_INT),
     "cryptoUserId": (lambda s: s.crypto.user_id, MISSING_INT),
     "depositId": (lambda s: s.crypto.deposit_id, "cdp_" + "0" * 24),
+    "cryptoQuoteId": (lambda s: s.crypto.quote_id, "cxq_" + "0" * 24),
+    "transferId": (lambda s: s.crypto.transfer_id, "ctr_" + "0" * 24),
 }
 # Routes whose `userId` must be a business user's to reach their other identifiers.
 BUSINESS_PATHS = "/api/v2/business/"
@@ -245,6 +250,12 @@ BODIES: dict[tuple[str, str], dict[str, Any]] = {
     },
     ("POST", "/api/v2/sandbox/cards/{cardId}/deposits"): {"Amount": 1, "Currency": "USDC"},
     ("POST", "/api/v2/sandbox/crypto/deposits/{depositId}/confirmations"): {"Blocks": 1},
+    ("POST", "/api/v2/sandbox/crypto/bankprov-deposits/{transferId}/settle"): {"Outcome": "FAILED"},
+    ("POST", "/api/v2/crypto-virtual-accounts/exchange/quote"): {
+        "CryptoCurrency": "USDC",
+        "Amount": 10,
+        "FiatCurrency": "EUR",
+    },
     ("POST", "/api/v2/crypto-virtual-accounts/payin-address"): {
         "crypto_currency": "USDC",
         "chain_id": 1,
@@ -391,6 +402,8 @@ def request_for(call: Call, given: Callable[[str], Any]) -> dict[str, Any]:
             return given("cardUserId")
         if name == "userId" and call.path.startswith(CRYPTO_PATHS):
             return given("cryptoUserId")
+        if name == "QuoteId" and call.path.startswith(CRYPTO_PATHS):
+            return given("cryptoQuoteId")
         return given(name)
 
     path = call.path
@@ -467,10 +480,21 @@ async def seed(tenant: Tenant) -> Seeded:
 
 
 async def seed_crypto(client: httpx.AsyncClient) -> SeededCrypto:
-    user = await approved_user(client)
+    """A banking user with crypto credited, a pending deposit, an accepted quote (its
+    transfer pending) and an open quote."""
+    user, budget = await crypto_steps.crypto_banking_user(client, "50")
     address = await crypto_steps.payin_address(client, user["Id"], "USDC", 1)
     deposit = await crypto_steps.send(client, address["Address"], 5)
-    return SeededCrypto(user["Id"], address["Address"], deposit["DepositId"])
+    accepted = await crypto_steps.exchange_quote(client, user["Id"], budget["BudgetId"], "10")
+    transfer = (await crypto_steps.accept(client, user["Id"], accepted["QuoteId"])).json()
+    quote = await crypto_steps.exchange_quote(client, user["Id"], budget["BudgetId"], "10")
+    return SeededCrypto(
+        user["Id"],
+        address["Address"],
+        deposit["DepositId"],
+        quote["QuoteId"],
+        transfer["TransferId"],
+    )
 
 
 async def seed_card(client: httpx.AsyncClient) -> SeededCard:

@@ -12,6 +12,7 @@ HANDLER_MODULES = (
     "finplat.banking.payouts.callbacks",
     "finplat.cards.callbacks",
     "finplat.crypto.deposits.callbacks",
+    "finplat.crypto.exchange.callbacks",
 )
 
 

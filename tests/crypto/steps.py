@@ -81,3 +81,66 @@ async def credited_user(
     deposit = await send(api, address["Address"], amount, currency, chain_id, confirmations=500)
     assert deposit["Status"] == "CREDITED", deposit
     return user, deposit
+
+
+async def crypto_banking_user(
+    api: httpx.AsyncClient, amount: str = "100", currency: str = "USDC"
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A user with an open bank account and `amount` in the crypto balance; and the default
+    budget."""
+    from tests.banking.steps import banking_user, default_budget
+
+    user = await banking_user(api)
+    address = await payin_address(api, user["Id"], currency, 1)
+    deposit = await send(api, address["Address"], amount, currency, 1, confirmations=64)
+    assert deposit["Status"] == "CREDITED", deposit
+    return user, await default_budget(api, user["Id"])
+
+
+async def exchange_quote(
+    api: httpx.AsyncClient,
+    user_id: int,
+    budget_id: str,
+    amount: str = "100",
+    fiat: str = "EUR",
+    currency: str = "USDC",
+) -> dict[str, Any]:
+    response = await api.post(
+        "/api/v2/crypto-virtual-accounts/exchange/quote",
+        params={"userId": user_id},
+        json={
+            "CryptoCurrency": currency,
+            "Amount": amount,
+            "FiatCurrency": fiat,
+            "BudgetId": budget_id,
+        },
+    )
+    assert response.status_code == 201, response.text
+    return dict(response.json())
+
+
+async def accept(
+    api: httpx.AsyncClient,
+    user_id: int,
+    quote_id: str,
+    key: str | None = None,
+    path: str = "exchange/accept",
+) -> httpx.Response:
+    return await api.post(
+        f"/api/v2/crypto-virtual-accounts/{path}",
+        params={"userId": user_id},
+        json={"QuoteId": quote_id},
+        headers={"Idempotency-Key": key} if key else {},
+    )
+
+
+async def settle_conversion(
+    api: httpx.AsyncClient, user_id: int, transfer_id: str, outcome: str
+) -> dict[str, Any]:
+    response = await api.post(
+        f"/api/v2/sandbox/crypto/bankprov-deposits/{transfer_id}/settle",
+        params={"userId": user_id},
+        json={"Outcome": outcome},
+    )
+    assert response.status_code == 200, response.text
+    return dict(response.json())

@@ -13,6 +13,8 @@ from finplat.cards.funding import models as cards_funding_models
 from finplat.companies.models import Company
 from finplat.crypto.addresses import models as crypto_addresses_models
 from finplat.crypto.deposits import models as crypto_deposits_models
+from finplat.crypto.exchange import models as crypto_exchange_models
+from finplat.crypto.transfers import models as crypto_transfers_models
 from finplat.db.base import Base
 from finplat.events.models import Event, WebhookAttempt, WebhookDelivery
 from finplat.idempotency.models import IdempotencyKey
@@ -58,6 +60,8 @@ MODEL_MODULES = (
     sandbox_cards_models,
     crypto_addresses_models,
     crypto_deposits_models,
+    crypto_exchange_models,
+    crypto_transfers_models,
 )
 
 __all__ = [

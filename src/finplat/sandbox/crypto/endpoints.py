@@ -4,7 +4,7 @@ reorganisation that drops it."""
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Annotated
+from typing import Annotated, Literal
 
 from fastapi import Request, status
 from pydantic import ConfigDict, Field, StrictInt
@@ -12,11 +12,12 @@ from pydantic import ConfigDict, Field, StrictInt
 from finplat.config import Settings
 from finplat.crypto.deposits import service as deposits
 from finplat.crypto.deposits.schemas import DepositIdPath, DepositResponse
+from finplat.crypto.exchange.schemas import CryptoTransferResponse, TransferIdPath
 from finplat.errors import error_responses
 from finplat.http.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 from finplat.kit.money import AmountRange, DecimalAmount
 from finplat.kit.schemas import RequestModel, UserIdQuery
-from finplat.sandbox.crypto import chain
+from finplat.sandbox.crypto import chain, conversions
 
 router = api_router(tags=["Sandbox"])
 
@@ -55,6 +56,10 @@ class ChainTransfer(RequestModel):
 
 class Blocks(RequestModel):
     Blocks: StrictInt = Field(ge=1, le=MAX_BLOCKS, description="New blocks on top of it.")
+
+
+class ConversionOutcome(RequestModel):
+    Outcome: Literal["COMPLETED", "FAILED"]
 
 
 def _secret(request: Request) -> str:
@@ -158,3 +163,36 @@ async def crypto_sandbox_reorg(
         deposit=deposit,
     )
     return DepositResponse.of(updated)
+
+
+@router.post(
+    "/api/v2/sandbox/crypto/bankprov-deposits/{transferId}/settle",
+    response_model=CryptoTransferResponse,
+    summary="Decide a crypto-to-fiat conversion (sandbox)",
+    description="`COMPLETED`: the rail pays `FiatAmount` into the budget (an incoming payment "
+    "at the banking provider, from `Crypto rail` with the `TransferId` as reference) and "
+    "reports the conversion completed; the transfer is `COMPLETED`. `FAILED`: the rail "
+    "reports it failed; the transfer is `FAILED` and the amount is back in the crypto "
+    "balance. A settled transfer is 409 `TRANSFER_NOT_PENDING`.",
+    responses=error_responses(400, 404, 409, 503),
+)
+async def crypto_sandbox_settle_conversion(
+    transferId: TransferIdPath,
+    userId: UserIdQuery,
+    body: ConversionOutcome,
+    request: Request,
+    providers: CurrentProviders,
+    session: DbSession,
+    principal: CurrentPrincipal,
+) -> CryptoTransferResponse:
+    transfer = await conversions.settle(
+        session,
+        providers,
+        request.app.state.session_factory,
+        secret=_secret(request),
+        company_id=principal.company_id,
+        user_id=userId,
+        transfer_id=transferId,
+        completed=body.Outcome == "COMPLETED",
+    )
+    return CryptoTransferResponse.of(transfer)

@@ -39,3 +39,22 @@ class SandboxChainDeposit(Base):
     confirmations: Mapped[int] = mapped_column(Integer)
     status: Mapped[str] = mapped_column(String(16))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class SandboxConversion(Base):
+    """A sale of stablecoins for fiat paid to a budget, as the sandbox rail keeps it."""
+
+    __tablename__ = "sandbox_crypto_conversions"
+    __table_args__ = (UniqueConstraint("company_id", "idempotency_key"),)
+
+    id: Mapped[int] = mapped_column(BigIntId, primary_key=True, autoincrement=True)
+    company_id: Mapped[int] = mapped_column(BigInteger)
+    reference: Mapped[str] = mapped_column(String(64), unique=True)
+    idempotency_key: Mapped[str] = mapped_column(String(128))
+    currency: Mapped[str] = mapped_column(String(8))
+    amount_minor: Mapped[int] = mapped_column(BigInteger)
+    fiat_currency: Mapped[str] = mapped_column(String(8))
+    fiat_amount_minor: Mapped[int] = mapped_column(BigInteger)
+    destination_budget_id: Mapped[str] = mapped_column(String(64))
+    status: Mapped[str] = mapped_column(String(16))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
