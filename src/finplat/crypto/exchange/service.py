@@ -392,29 +392,46 @@ async def transfer_of(
     found = await repository.find(transfer_id)
     if found is None or found.user_id != user_id:
         raise TransferNotFound()
-    if found.status != TransferStatus.PENDING.value or providers.crypto is None:
-        return found
-    rail, key = providers.crypto, found.provider_key
     try:
-        conversion = await commit_then_call(
-            session,
-            providers.policy,
-            provider=rail.name,
-            operation="conversion_by_key",
-            call=lambda: rail.conversion_by_key(company_id=company_id, idempotency_key=key),
-            idempotent=True,
-        )
+        await refresh(session, providers, transfer=found)
     except ApiError as exc:
         log.warning("crypto_transfer_refresh_failed", transfer_id=transfer_id, code=exc.code)
         await session.rollback()
-    else:
-        if conversion is not None:
-            locked = await repository.find(transfer_id, lock=True)
-            assert locked is not None
-            await apply(session, transfer=locked, conversion=conversion)
     refreshed = await repository.find(transfer_id)
     assert refreshed is not None
     return refreshed
+
+
+async def refresh(session: AsyncSession, providers: Providers, *, transfer: CryptoTransfer) -> None:
+    """Ask the rail about a pending transfer by its key and apply the answer (under the
+    transfer's lock, so a callback racing the read settles it once). Raises the rail's
+    failure; a rail without a record of the key changes nothing."""
+    if transfer.status != TransferStatus.PENDING.value or providers.crypto is None:
+        return
+    rail, key, company_id = providers.crypto, transfer.provider_key, transfer.company_id
+    conversion = await commit_then_call(
+        session,
+        providers.policy,
+        provider=rail.name,
+        operation="conversion_by_key",
+        call=lambda: rail.conversion_by_key(company_id=company_id, idempotency_key=key),
+        idempotent=True,
+    )
+    if conversion is None:
+        return
+    locked = await TransferRepository(session, company_id).find(transfer.id, lock=True)
+    assert locked is not None
+    await apply(session, transfer=locked, conversion=conversion)
+
+
+async def pending_transfers(session: AsyncSession, *, company_id: int) -> list[str]:
+    return await TransferRepository(session, company_id).pending_ids()
+
+
+async def find_transfer(
+    session: AsyncSession, *, company_id: int, transfer_id: str
+) -> CryptoTransfer | None:
+    return await TransferRepository(session, company_id).find(transfer_id)
 
 
 async def settle_by_key(

@@ -1,6 +1,9 @@
 from __future__ import annotations
 
-from finplat.crypto.transfers.models import CryptoTransfer
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from finplat.crypto.transfers.models import CryptoTransfer, TransferStatus
 from finplat.db.repository import CompanyRepository
 
 
@@ -22,3 +25,24 @@ class TransferRepository(CompanyRepository[CryptoTransfer]):
         if lock:
             stmt = stmt.with_for_update().execution_options(populate_existing=True)
         return (await self.session.execute(stmt)).scalar_one_or_none()
+
+    async def pending_ids(self) -> list[str]:
+        stmt = (
+            select(CryptoTransfer.id)
+            .where(
+                CryptoTransfer.company_id == self.company_id,
+                CryptoTransfer.status == TransferStatus.PENDING.value,
+            )
+            .order_by(CryptoTransfer.created_at)
+        )
+        return list((await self.session.execute(stmt)).scalars())
+
+
+async def companies_with_pending(session: AsyncSession) -> list[int]:
+    """Every company with a pending crypto transfer (the reconciliation's system scope)."""
+    stmt = (
+        select(CryptoTransfer.company_id)
+        .where(CryptoTransfer.status == TransferStatus.PENDING.value)
+        .distinct()
+    )
+    return list((await session.execute(stmt)).scalars())
