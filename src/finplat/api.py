@@ -23,6 +23,7 @@ from finplat.companies.endpoints import router as company_router
 from finplat.crypto.addresses.endpoints import router as crypto_addresses_router
 from finplat.crypto.deposits.endpoints import router as crypto_deposits_router
 from finplat.crypto.exchange.endpoints import router as crypto_exchange_router
+from finplat.crypto.transfers.endpoints import router as crypto_transfers_router
 from finplat.events.endpoints import router as events_router
 from finplat.http.health import router as health_router
 from finplat.kyc.endpoints import router as kyc_router
@@ -62,6 +63,7 @@ ROUTERS: tuple[APIRouter, ...] = (
     crypto_addresses_router,
     crypto_deposits_router,
     crypto_exchange_router,
+    crypto_transfers_router,
     card_funding_router,
     physical_cards_router,
     cards_router,

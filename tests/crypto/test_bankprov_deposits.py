@@ -185,3 +185,22 @@ async def test_a_rail_refusal_fails_the_transfer_and_releases_the_coins(
     assert Decimal(str((await crypto_balance(api, user["Id"]))["Available"])) == 100
     again = await accept(api, user["Id"], quote["QuoteId"], key="cx-refused")
     assert again.status_code == 422
+
+
+async def test_the_transfer_list_filters_by_type_and_status(api: httpx.AsyncClient) -> None:
+    user, budget = await crypto_banking_user(api)
+    first = await exchange_quote(api, user["Id"], budget["BudgetId"], "10")
+    second = await exchange_quote(api, user["Id"], budget["BudgetId"], "20")
+    done = (await accept(api, user["Id"], first["QuoteId"])).json()
+    open_ = (await accept(api, user["Id"], second["QuoteId"])).json()
+    await settle_conversion(api, user["Id"], done["TransferId"], "COMPLETED")
+    transfers = "/api/v2/crypto-virtual-accounts/transfers"
+    every = (await api.get(transfers, params={"userId": user["Id"]})).json()["Items"]
+    assert [t["TransferId"] for t in every] == [open_["TransferId"], done["TransferId"]]
+    pending = await api.get(
+        transfers,
+        params={"userId": user["Id"], "types": "BANKPROV_DEPOSIT", "statuses": "PENDING"},
+    )
+    assert [t["TransferId"] for t in pending.json()["Items"]] == [open_["TransferId"]]
+    one = await api.get(f"{transfers}/{done['TransferId']}", params={"userId": user["Id"]})
+    assert one.json()["Status"] == "COMPLETED"

@@ -5,6 +5,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.crypto.transfers.models import CryptoTransfer, TransferStatus
 from finplat.db.repository import CompanyRepository
+from finplat.kit.pagination import PageRequest, PageSlice, fetch_page
 
 
 class TransferRepository(CompanyRepository[CryptoTransfer]):
@@ -25,6 +26,17 @@ class TransferRepository(CompanyRepository[CryptoTransfer]):
         if lock:
             stmt = stmt.with_for_update().execution_options(populate_existing=True)
         return (await self.session.execute(stmt)).scalar_one_or_none()
+
+    async def of_user(
+        self, user_id: int, *, kinds: list[str], statuses: list[str], page: PageRequest
+    ) -> PageSlice[CryptoTransfer]:
+        stmt = self.scoped().where(CryptoTransfer.user_id == user_id)
+        if kinds:
+            stmt = stmt.where(CryptoTransfer.kind.in_(kinds))
+        if statuses:
+            stmt = stmt.where(CryptoTransfer.status.in_(statuses))
+        stmt = stmt.order_by(CryptoTransfer.created_at.desc(), CryptoTransfer.id.desc())
+        return await fetch_page(self.session, stmt, page)
 
     async def pending_ids(self) -> list[str]:
         stmt = (
