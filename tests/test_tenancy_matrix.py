@@ -251,6 +251,23 @@ BODIES: dict[tuple[str, str], dict[str, Any]] = {
     ("POST", "/api/v2/sandbox/cards/{cardId}/deposits"): {"Amount": 1, "Currency": "USDC"},
     ("POST", "/api/v2/sandbox/crypto/deposits/{depositId}/confirmations"): {"Blocks": 1},
     ("POST", "/api/v2/sandbox/crypto/bankprov-deposits/{transferId}/settle"): {"Outcome": "FAILED"},
+    ("POST", "/api/v2/crypto-virtual-accounts/verification/edd"): {
+        **dict.fromkeys(
+            (
+                "CapitalOfCompany",
+                "GiftOrInheritance",
+                "ProfitFromSoldOrMaturingInvestments",
+                "ProfitsFromPropertySale",
+                "ProfitsFromSaleOfCompany",
+                "CompensationPayment",
+                "Pension",
+                "Other",
+            ),
+            "None",
+        ),
+        "ProfessionalSalary": {"AnnualAmount": 1, "Currency": "EUR"},
+        "FileUrls": [],
+    },
     ("POST", "/api/v2/crypto-virtual-accounts/exchange/quote"): {
         "CryptoCurrency": "USDC",
         "Amount": 10,

@@ -2,7 +2,7 @@
 
 Revision ID: 0021
 Revises: 0019
-Create Date: 2026-11-26 17:50:06.558284
+Create Date: 2026-11-26 18:04:23.253691
 """
 
 from __future__ import annotations
@@ -125,6 +125,45 @@ def upgrade() -> None:
             batch_op.f("ix_crypto_deposits_company_id"), ["company_id"], unique=False
         )
         batch_op.create_index(batch_op.f("ix_crypto_deposits_user_id"), ["user_id"], unique=False)
+
+    op.create_table(
+        "crypto_edd_submissions",
+        sa.Column(
+            "id",
+            sa.BigInteger().with_variant(sa.Integer(), "sqlite"),
+            autoincrement=True,
+            nullable=False,
+        ),
+        sa.Column("user_id", sa.BigInteger().with_variant(sa.Integer(), "sqlite"), nullable=False),
+        sa.Column("status", sa.String(length=16), nullable=False),
+        sa.Column("applicant_id", sa.String(length=64), nullable=False),
+        sa.Column("submitted_at", finplat.db.types.UtcDateTime(timezone=True), nullable=False),
+        sa.Column(
+            "company_id", sa.BigInteger().with_variant(sa.Integer(), "sqlite"), nullable=False
+        ),
+        sa.Column("created_at", finplat.db.types.UtcDateTime(timezone=True), nullable=False),
+        sa.Column("updated_at", finplat.db.types.UtcDateTime(timezone=True), nullable=False),
+        sa.ForeignKeyConstraint(
+            ["company_id"],
+            ["companies.id"],
+            name=op.f("fk_crypto_edd_submissions_company_id_companies"),
+            ondelete="CASCADE",
+        ),
+        sa.ForeignKeyConstraint(
+            ["user_id"],
+            ["users.id"],
+            name=op.f("fk_crypto_edd_submissions_user_id_users"),
+            ondelete="CASCADE",
+        ),
+        sa.PrimaryKeyConstraint("id", name=op.f("pk_crypto_edd_submissions")),
+        sa.UniqueConstraint(
+            "company_id", "user_id", name=op.f("uq_crypto_edd_submissions_company_id_user_id")
+        ),
+    )
+    with op.batch_alter_table("crypto_edd_submissions", schema=None) as batch_op:
+        batch_op.create_index(
+            batch_op.f("ix_crypto_edd_submissions_company_id"), ["company_id"], unique=False
+        )
 
     op.create_table(
         "crypto_payin_addresses",
@@ -292,6 +331,10 @@ def downgrade() -> None:
         batch_op.drop_index("ix_crypto_payin_addresses_address")
 
     op.drop_table("crypto_payin_addresses")
+    with op.batch_alter_table("crypto_edd_submissions", schema=None) as batch_op:
+        batch_op.drop_index(batch_op.f("ix_crypto_edd_submissions_company_id"))
+
+    op.drop_table("crypto_edd_submissions")
     with op.batch_alter_table("crypto_deposits", schema=None) as batch_op:
         batch_op.drop_index(batch_op.f("ix_crypto_deposits_user_id"))
         batch_op.drop_index(batch_op.f("ix_crypto_deposits_company_id"))

@@ -22,6 +22,7 @@ from finplat.cards.physical.endpoints import router as physical_cards_router
 from finplat.companies.endpoints import router as company_router
 from finplat.crypto.addresses.endpoints import router as crypto_addresses_router
 from finplat.crypto.deposits.endpoints import router as crypto_deposits_router
+from finplat.crypto.edd.endpoints import router as crypto_edd_router
 from finplat.crypto.exchange.endpoints import router as crypto_exchange_router
 from finplat.crypto.transfers.endpoints import router as crypto_transfers_router
 from finplat.events.endpoints import router as events_router
@@ -64,6 +65,7 @@ ROUTERS: tuple[APIRouter, ...] = (
     crypto_deposits_router,
     crypto_exchange_router,
     crypto_transfers_router,
+    crypto_edd_router,
     card_funding_router,
     physical_cards_router,
     cards_router,

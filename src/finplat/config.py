@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from functools import lru_cache
 from typing import Literal
 
@@ -90,6 +91,9 @@ class Settings(BaseSettings):
     # chain id (JSON, e.g. '{"1": 64, "-200": 19, "137": 128, "42161": 20}'); a chain left out
     # keeps its default.
     crypto_finality_confirmations: dict[int, int] = Field(default_factory=dict)
+    # A crypto flow of at least this amount (stablecoin units) in one operation needs the
+    # user's enhanced due diligence.
+    crypto_edd_threshold: Decimal = Field(default=Decimal(10000), gt=0)
     # Card top-ups in batches (PostgreSQL only; `cards.topup_batches`): the most requests one
     # batch takes, and how many batches run at once (0 turns batching off).
     topup_batch_size: int = Field(default=16, ge=1, le=1000)

@@ -178,7 +178,7 @@ async def test_a_tron_address_cannot_receive_on_an_evm_chain(api: httpx.AsyncCli
         "/api/v2/sandbox/crypto/deposits",
         json={"Address": address, "Currency": "USDT", "ChainId": 1, "Amount": 1},
     )
-    assert response.status_code == 400
+    assert response.status_code == 409
     assert response.json()["Code"] == "ADDRESS_NOT_ON_CHAIN"
 
 
@@ -269,3 +269,17 @@ async def test_another_company_cannot_send_to_an_address_it_did_not_get(
     )
     assert response.status_code == 404
     assert response.json()["Code"] == "ADDRESS_NOT_FOUND"
+
+
+async def test_an_amount_finer_than_any_token_is_400(api: httpx.AsyncClient) -> None:
+    _, address = await _user_and_address(api)
+    response = await api.post(
+        "/api/v2/sandbox/crypto/deposits",
+        json={
+            "Address": address,
+            "Currency": "USDC",
+            "ChainId": 1,
+            "Amount": "0.0000000000000000001",
+        },
+    )
+    assert response.status_code == 400

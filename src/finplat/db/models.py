@@ -13,6 +13,7 @@ from finplat.cards.funding import models as cards_funding_models
 from finplat.companies.models import Company
 from finplat.crypto.addresses import models as crypto_addresses_models
 from finplat.crypto.deposits import models as crypto_deposits_models
+from finplat.crypto.edd import models as crypto_edd_models
 from finplat.crypto.exchange import models as crypto_exchange_models
 from finplat.crypto.transfers import models as crypto_transfers_models
 from finplat.db.base import Base
@@ -62,6 +63,7 @@ MODEL_MODULES = (
     crypto_deposits_models,
     crypto_exchange_models,
     crypto_transfers_models,
+    crypto_edd_models,
 )
 
 __all__ = [

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from fastapi import Request, status
 
+from finplat.config import Settings
 from finplat.crypto.exchange import service
 from finplat.crypto.exchange.schemas import (
     AcceptRequest,
@@ -41,16 +42,19 @@ ACCEPT_DESCRIPTION = (
     "into `BudgetId` (a budget of the user's open banking account that holds that currency: "
     "else 404 `BUDGET_NOT_FOUND`, 409 `BANKING_ACCOUNT_NOT_ACTIVE` or "
     "`CURRENCY_NOT_IN_BUDGET`). The quote holds its rate until `ExpiresAt` (30 seconds) and "
-    "is accepted at most once.",
+    "is accepted at most once. An amount of at least `FINPLAT_CRYPTO_EDD_THRESHOLD` (10000 "
+    "by default) needs the user's enhanced due diligence first (409 `EDD_REQUIRED`).",
     responses=error_responses(400, 404, 409, 503),
 )
 async def crypto_exchange_quote(
     userId: UserIdQuery,
     body: ExchangeQuoteRequest,
+    request: Request,
     providers: CurrentProviders,
     session: DbSession,
     principal: CurrentPrincipal,
 ) -> ExchangeQuoteResponse:
+    settings: Settings = request.app.state.settings
     quote = await service.quote(
         session,
         providers,
@@ -59,6 +63,7 @@ async def crypto_exchange_quote(
         money=requested_amount(body.Amount, body.CryptoCurrency),
         fiat_currency=body.FiatCurrency,
         budget_id=body.BudgetId,
+        edd_threshold=settings.crypto_edd_threshold,
     )
     return ExchangeQuoteResponse.of(quote)
 

@@ -31,6 +31,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from finplat.banking import accounts
 from finplat.crypto import balances
 from finplat.crypto.addresses.service import NO_CRYPTO
+from finplat.crypto.edd import service as edd
 from finplat.crypto.exchange.models import CryptoExchangeQuote, QuoteStatus
 from finplat.crypto.exchange.repository import ExchangeQuoteRepository
 from finplat.crypto.transfers.models import CryptoTransfer, TransferKind, TransferStatus
@@ -117,13 +118,23 @@ async def quote(
     money: Money,
     fiat_currency: str,
     budget_id: str,
+    edd_threshold: Decimal,
 ) -> CryptoExchangeQuote:
+    """Price the sale (see the module). An amount of at least `edd_threshold` needs the
+    user's EDD (409 `EDD_REQUIRED`)."""
     budget = await accounts.user_budget(
         session, company_id=company_id, user_id=user_id, budget_id=budget_id
     )
     await accounts.banking_account(session, company_id=company_id, user_id=user_id)
     await accounts.budget_balance(
         session, company_id=company_id, budget=budget, currency=fiat_currency
+    )
+    await edd.require_for(
+        session,
+        company_id=company_id,
+        user_id=user_id,
+        amount=money.amount,
+        threshold=edd_threshold,
     )
     rail = configured(providers.crypto, NO_CRYPTO)
     priced = await commit_then_call(

@@ -7,7 +7,7 @@ from decimal import Decimal
 from typing import Annotated, Literal
 
 from fastapi import Request, status
-from pydantic import ConfigDict, Field, StrictInt
+from pydantic import AfterValidator, ConfigDict, Field, StrictInt
 
 from finplat.config import Settings
 from finplat.crypto.deposits import service as deposits
@@ -23,12 +23,21 @@ router = api_router(tags=["Sandbox"])
 
 MAX_TRANSFER = Decimal(10**12)
 MAX_BLOCKS = 100_000
+TOKEN_DECIMALS = 18
+
+
+def _token_decimals(amount: Decimal) -> Decimal:
+    exponent = amount.as_tuple().exponent
+    if isinstance(exponent, int) and exponent < -TOKEN_DECIMALS:
+        raise ValueError(f"At most {TOKEN_DECIMALS} decimals (the most any token has).")
+    return amount
 
 
 class ChainTransfer(RequestModel):
     model_config = ConfigDict(
         json_schema_extra={
-            "example": {"Address": "0x...", "Currency": "USDC", "ChainId": 1, "Amount": 250.5}
+            "example": {"Address": "0x...", "Currency": "USDC", "ChainId": 1, "Amount": 250.5},
+            "allOf": [{"properties": {"Amount": {"multipleOf": 1e-18}}}],
         }
     )
 
@@ -46,9 +55,11 @@ class ChainTransfer(RequestModel):
         "exists on every EVM chain; a deposit on a chain it was not issued for is kept as "
         "unsupported).",
     )
-    Amount: Annotated[DecimalAmount, AmountRange(greater_than=Decimal(0), at_most=MAX_TRANSFER)] = (
-        Field(description="What arrives, in the token's units (up to 18 decimals).")
-    )
+    Amount: Annotated[
+        DecimalAmount,
+        AmountRange(greater_than=Decimal(0), at_most=MAX_TRANSFER),
+        AfterValidator(_token_decimals),
+    ] = Field(description="What arrives, in the token's units (up to 18 decimals).")
     Confirmations: StrictInt = Field(
         default=0, ge=0, le=MAX_BLOCKS, description="Blocks already on top of it."
     )
@@ -77,7 +88,7 @@ def _secret(request: Request) -> str:
     "confirmations, credited once the chain's finality threshold is reached, or "
     "`UNSUPPORTED` for a token or chain the address was not issued for. An address the rail "
     "did not issue is 404 `ADDRESS_NOT_FOUND`; a chain whose address format differs (a Tron "
-    "address on an EVM chain) 400 `ADDRESS_NOT_ON_CHAIN`.",
+    "address on an EVM chain) 409 `ADDRESS_NOT_ON_CHAIN`.",
     responses=error_responses(400, 404, 409, 503),
 )
 async def crypto_sandbox_deposit(

@@ -124,15 +124,6 @@ class SandboxCryptoRail:
         await self.sim.enter(company_id, "simulate_deposit")
         spelling = _stored_spelling(address)
         on_tron = chain_id == Chain.TRON.value
-        if on_tron != addresses.is_tron_address(spelling) or not (
-            on_tron or addresses.is_evm_address(spelling)
-        ):
-            raise ProviderRejected(
-                "The address cannot receive on that chain.",
-                status=400,
-                code="ADDRESS_NOT_ON_CHAIN",
-                validation_errors={"ChainId": ["The address is not in this chain's format."]},
-            )
         async with unit_of_work(self.factory) as session:
             issued = (
                 await session.execute(
@@ -145,6 +136,15 @@ class SandboxCryptoRail:
             if issued is None:
                 raise ProviderRejected(
                     "The rail issued no such address.", status=404, code="ADDRESS_NOT_FOUND"
+                )
+            # An address the rail issued is in some chain's format; a transfer can only reach
+            # it on a chain of that format (a state of the address, not a malformed request).
+            if on_tron != addresses.is_tron_address(spelling):
+                raise ProviderRejected(
+                    "The address cannot receive on that chain.",
+                    status=409,
+                    code="ADDRESS_NOT_ON_CHAIN",
+                    validation_errors={"ChainId": ["The address is not in this chain's format."]},
                 )
             row = SandboxChainDeposit(
                 company_id=company_id,
