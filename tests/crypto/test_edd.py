@@ -84,9 +84,7 @@ async def test_every_missing_field_is_named(api: httpx.AsyncClient) -> None:
 @pytest.mark.parametrize("field", FIELDS)
 async def test_each_field_is_required(api: httpx.AsyncClient, field: str) -> None:
     user = await approved_user(api)
-    response = await api.post(
-        PATH, params={"userId": user["Id"]}, json=edd_body(**{field: ...})
-    )
+    response = await api.post(PATH, params={"userId": user["Id"]}, json=edd_body(**{field: ...}))
     assert response.status_code == 400
     assert list(response.json()["ValidationErrors"]) == [field]
 
