@@ -12,7 +12,10 @@ operation and counts, from the first statement to the last of that request:
   lane         on PostgreSQL, `topup` through the batched lane too (a batch of one): its
                statements run on the session's asyncpg connection below SQLAlchemy
                (`finplat.db.prepared.fetch`), each in autocommit, so each is also a commit.
-Prints one JSON line per operation; `--show` prints each statement's first line on stderr.
+Prints one JSON line per operation; `--show` prints each statement's first line on stderr;
+`--repeat N` then sends N more requests of each operation, one after another, and adds the
+process CPU time per request (`cpu_us_per_request`: the server's work and the in-process
+client's, so compare it with itself, before and after a change).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -145,7 +149,17 @@ def app_on(url: str, runners: int) -> FastAPI:
     return app
 
 
-async def measure(database: BenchDatabase, env: dict[str, str], show: bool) -> None:
+async def cpu_per_request(request: Callable[[], Awaitable[httpx.Response]], repeat: int) -> float:
+    """Process CPU µs per request over `repeat` requests sent one after another."""
+    started = time.process_time()
+    for _ in range(repeat):
+        response = await request()
+        if response.status_code >= 300:
+            raise RuntimeError(f"{response.status_code} {response.text[:300]}")
+    return (time.process_time() - started) / repeat * 1e6
+
+
+async def measure(database: BenchDatabase, env: dict[str, str], show: bool, repeat: int) -> None:
     company = await create_company(env, "Statements")
     route_app = app_on(database.url, runners=0)
     lanes = {"route": route_app}
@@ -169,6 +183,7 @@ async def measure(database: BenchDatabase, env: dict[str, str], show: bool) -> N
         for client in clients.values():
             await client.get("/api/v2/tiers")  # the key is known to each app's process
         requests: list[tuple[str, str, Callable[[], Awaitable[httpx.Response]]]] = [
+            ("get_user", "route", lambda: api.get(f"/api/v2/users/{user_id}")),
             (
                 "topup_lane_off",
                 "route",
@@ -214,7 +229,10 @@ async def measure(database: BenchDatabase, env: dict[str, str], show: bool) -> N
         counting = Counting(list(lanes.values()))
         for op, _where, request in requests:
             tally = await counting.count(request)
-            print(json.dumps(tally.line(op, database.backend)), flush=True)
+            line = tally.line(op, database.backend)
+            if repeat:
+                line["cpu_us_per_request"] = round(await cpu_per_request(request, repeat))
+            print(json.dumps(line), flush=True)
             if show:
                 for text in tally.shown:
                     print(f"[{op}] {text}", file=sys.stderr)
@@ -231,6 +249,9 @@ def main() -> int:
         "--postgres", nargs="?", const=PG_SERVER, metavar="URL", help="PostgreSQL (a server)"
     )
     parser.add_argument("--show", action="store_true", help="each statement on stderr")
+    parser.add_argument(
+        "--repeat", type=int, default=0, metavar="N", help="time N more requests of each"
+    )
     args = parser.parse_args()
     database: BenchDatabase = PostgresDatabase(args.postgres) if args.postgres else SqliteDatabase()
     database.drop_abandoned()
@@ -239,7 +260,7 @@ def main() -> int:
     ok = False
     try:
         subprocess.run([FINPLAT, "migrate"], env=env, cwd=ROOT, check=True, capture_output=True)  # noqa: S603
-        asyncio.run(measure(database, env, args.show))
+        asyncio.run(measure(database, env, args.show, args.repeat))
     finally:
         try:
             ok = verify_ledger(env)

@@ -219,17 +219,19 @@ def api_router(**kwargs: Any) -> APIRouter:
     )
 
 
-def _session(request: Request) -> AsyncSession:
+# The dependencies are `async def` though they await nothing: FastAPI runs a plain `def`
+# dependency in a worker thread, a thread hop per dependency on every request.
+async def _session(request: Request) -> AsyncSession:
     session: AsyncSession = request.state.session
     return session
 
 
-def _principal(request: Request) -> Principal:
+async def _principal(request: Request) -> Principal:
     principal: Principal = request.state.principal
     return principal
 
 
-def _providers(request: Request) -> Providers:
+async def _providers(request: Request) -> Providers:
     providers: Providers = request.app.state.providers
     return providers
 

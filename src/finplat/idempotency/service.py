@@ -181,26 +181,29 @@ async def claim(
     deadline = utcnow() + wait
     while True:
         now = utcnow()
+        # Insert first: a new key (nearly every request) costs one statement. A key that exists
+        # (or is being inserted: the insert waits for that transaction) inserts nothing and is
+        # then read under its row lock.
+        token = secrets.token_hex(16)
+        record_id = await repository.insert(
+            session,
+            company_id=company_id,
+            scope=scope,
+            key=key,
+            fingerprint=fingerprint_,
+            request_method=method,
+            request_path=path,
+            recovery_point=STARTED,
+            state={},
+            lock_token=token,
+            locked_until=now + lease,
+            created_at=now,
+        )
+        if record_id is not None:
+            return Claim(company_id, key, token, record_id=record_id, lease=lease)
         row = await repository.lock(session, company_id=company_id, scope=scope, key=key)
         if row is None:
-            token = secrets.token_hex(16)
-            record_id = await repository.insert(
-                session,
-                company_id=company_id,
-                scope=scope,
-                key=key,
-                fingerprint=fingerprint_,
-                request_method=method,
-                request_path=path,
-                recovery_point=STARTED,
-                state={},
-                lock_token=token,
-                locked_until=now + lease,
-                created_at=now,
-            )
-            if record_id is not None:
-                return Claim(company_id, key, token, record_id=record_id, lease=lease)
-            continue  # inserted concurrently by another request: look again
+            continue  # purged between the two statements: insert again
         if row.fingerprint != fingerprint_:
             raise mismatch()
         if row.completed_at is not None and row.response_status is not None:
@@ -245,6 +248,15 @@ async def checkpoint(
     ):
         raise IdempotencyKeyInUse("Another request took over this Idempotency-Key.")
     await session.commit()
+
+
+def reached(claim_: Claim, recovery_point: str, **state: Any) -> None:
+    """Note how far the operation got without writing it: for a last step that `complete`
+    follows in the same transaction (it stores the state with the final answer). A crash
+    before that commit resumes from the last committed checkpoint, which must lead to the
+    same answer."""
+    claim_.recovery_point = recovery_point
+    claim_.state.update(state)
 
 
 async def complete(

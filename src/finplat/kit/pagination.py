@@ -34,7 +34,8 @@ class PageRequest:
         return (self.page - 1) * self.page_size
 
 
-def page_request(
+# `async def` though it awaits nothing: FastAPI runs a plain `def` dependency in a thread.
+async def page_request(
     page: Annotated[int, Query(ge=1, le=MAX_PAGE, description="1-based page number.")] = 1,
     page_size: Annotated[
         int,

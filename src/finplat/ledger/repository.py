@@ -17,13 +17,20 @@ from sqlalchemy import Table, bindparam, func, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from finplat.db.dialect import for_update, insert_ignoring_conflicts
-from finplat.ledger.core import Delta, Entry, Layer, TransferStatus
+from finplat.ledger.core import Delta, Entry, Layer, TransferKind, TransferStatus
 from finplat.ledger.models import LedgerAccount, LedgerBalance, LedgerEntry, LedgerTransfer
 
 # Account reads run on every posting: built once (the ORM still loads the entities).
 _FIND_ACCOUNT = select(LedgerAccount).where(
     LedgerAccount.company_id == bindparam("a_company_id"),
     LedgerAccount.code == bindparam("a_code"),
+    LedgerAccount.owner_type == bindparam("a_owner_type"),
+    LedgerAccount.owner_id == bindparam("a_owner_id"),
+    LedgerAccount.currency == bindparam("a_currency"),
+)
+_FIND_ACCOUNTS = select(LedgerAccount).where(
+    LedgerAccount.company_id == bindparam("a_company_id"),
+    LedgerAccount.code.in_(bindparam("a_codes", expanding=True)),
     LedgerAccount.owner_type == bindparam("a_owner_type"),
     LedgerAccount.owner_id == bindparam("a_owner_id"),
     LedgerAccount.currency == bindparam("a_currency"),
@@ -51,6 +58,26 @@ async def find_account(
         "a_currency": currency,
     }
     return (await session.execute(_FIND_ACCOUNT, params)).scalar_one_or_none()
+
+
+async def find_accounts(
+    session: AsyncSession,
+    *,
+    company_id: int,
+    codes: Sequence[str],
+    owner_type: str,
+    owner_id: str,
+    currency: str,
+) -> dict[str, LedgerAccount]:
+    """The owner's accounts of these codes in `currency` (one statement), by code."""
+    params = {
+        "a_company_id": company_id,
+        "a_codes": sorted(set(codes)),
+        "a_owner_type": owner_type,
+        "a_owner_id": owner_id,
+        "a_currency": currency,
+    }
+    return {a.code: a for a in (await session.execute(_FIND_ACCOUNTS, params)).scalars()}
 
 
 async def insert_account(
@@ -164,14 +191,16 @@ _RESOLVE = (
     .where(
         _TRANSFERS.c.company_id == bindparam("t_company_id"),
         _TRANSFERS.c.id == bindparam("t_id"),
+        _TRANSFERS.c.kind == TransferKind.PENDING.value,
         _TRANSFERS.c.status == TransferStatus.PENDING.value,
     )
     .values(status=bindparam("t_status"))
+    .returning(_TRANSFERS.c.code)
 )
 _RESOLVE_UNEXPIRED = _RESOLVE.where(
     or_(_TRANSFERS.c.expires_at.is_(None), _TRANSFERS.c.expires_at > bindparam("t_now"))
 )
-_TRANSFER_STATUS = select(_TRANSFERS.c.status).where(
+_TRANSFER_STATUS = select(_TRANSFERS.c.kind, _TRANSFERS.c.status).where(
     _TRANSFERS.c.company_id == bindparam("t_company_id"), _TRANSFERS.c.id == bindparam("t_id")
 )
 
@@ -302,16 +331,17 @@ async def get_transfer(
 
 async def transfer_status(
     session: AsyncSession, *, company_id: int, transfer_id: int
-) -> str | None:
-    """The transfer's status as the database holds it now, never the session's loaded copy."""
+) -> tuple[str, str] | None:
+    """The transfer's kind and status as the database holds them now, never the session's
+    loaded copy."""
     # A Core select: an ORM select would hand back the copy already in the identity map,
     # which still says PENDING after another transaction resolved it.
     connection = await _connection(session)
     result = await connection.execute(
         _TRANSFER_STATUS, {"t_company_id": company_id, "t_id": transfer_id}
     )
-    status = result.scalar_one_or_none()
-    return None if status is None else str(status)
+    row = result.one_or_none()
+    return None if row is None else (str(row[0]), str(row[1]))
 
 
 async def entries_of(session: AsyncSession, *, transfer_id: int) -> list[Entry]:
@@ -331,8 +361,10 @@ async def resolve_pending(
     status: TransferStatus,
     now: datetime,
     refuse_expired: bool,
-) -> bool:
-    """Move a pending transfer out of PENDING; true only for the one caller that did it."""
+) -> str | None:
+    """Move a pending transfer out of PENDING; its code, only for the one caller that did it
+    (None for every other caller, and for an id that is not a pending transfer of the
+    company)."""
     params: dict[str, Any] = {
         "t_company_id": company_id,
         "t_id": pending_id,
@@ -342,7 +374,8 @@ async def resolve_pending(
         params["t_now"] = now
     connection = await _connection(session)
     result = await connection.execute(_RESOLVE_UNEXPIRED if refuse_expired else _RESOLVE, params)
-    return int(result.rowcount) == 1
+    code = result.scalar_one_or_none()
+    return None if code is None else str(code)
 
 
 async def expired_pending_ids(

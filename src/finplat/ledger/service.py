@@ -184,6 +184,28 @@ async def company_account(
     )
 
 
+async def company_accounts_in(
+    session: AsyncSession, *, company_id: int, kinds: Sequence[CompanyAccount], currency: str
+) -> dict[CompanyAccount, LedgerAccount]:
+    """`company_account` of several kinds in one currency, read in one statement (created on
+    first use like it)."""
+    found = await repository.find_accounts(
+        session,
+        company_id=company_id,
+        codes=[kind.value for kind in kinds],
+        owner_type="company",
+        owner_id=str(company_id),
+        currency=currency,
+    )
+    accounts: dict[CompanyAccount, LedgerAccount] = {}
+    for kind in kinds:
+        existing = found.get(kind.value)
+        accounts[kind] = existing or await company_account(
+            session, company_id=company_id, kind=kind, currency=currency
+        )
+    return accounts
+
+
 async def company_accounts(
     session: AsyncSession, *, company_id: int, kind: CompanyAccount
 ) -> list[LedgerAccount]:
@@ -250,6 +272,8 @@ async def create_pending(
     reference: str | None = None,
     details: dict[str, Any] | None = None,
     require_available: bool = False,
+    accounts: Sequence[LedgerAccount] = (),
+    spread_credits: bool = False,
 ) -> TransferResult:
     """Reserve funds: debits leave the available balance now, credits are announced as
     pending; nothing is posted until `post_pending`.
@@ -257,10 +281,21 @@ async def create_pending(
     Debits of an account that may not go negative must be covered by its available balance
     (`InsufficientFunds`). With `require_available` every debit must be, whatever the
     account's rule: the platform's own withdrawals from an account that facts decided
-    elsewhere (a card network's purchases) may take below zero."""
-    accounts = await _accounts_for(session, company_id, legs)
+    elsewhere (a card network's purchases) may take below zero. `accounts`: the legs'
+    accounts when the caller has just read them (of `company_id`), to save reading them
+    again. `spread_credits`: see `_spread_credit`."""
+    accounts_by_id = {a.id: a for a in accounts if a.company_id == company_id}
+    if all(leg.account_id in accounts_by_id for leg in legs):
+        validate_legs(legs, _currencies(accounts_by_id))
+    else:
+        accounts_by_id = await _accounts_for(session, company_id, legs)
     entries = await _apply_new_legs(
-        session, accounts, legs, pending=True, require_available=require_available
+        session,
+        accounts_by_id,
+        legs,
+        pending=True,
+        require_available=require_available,
+        spread_credits=spread_credits,
     )
     return await _record(
         session,
@@ -269,7 +304,7 @@ async def create_pending(
         status=TransferStatus.PENDING,
         code=code,
         entries=entries,
-        accounts=accounts,
+        accounts=accounts_by_id,
         reference=reference,
         details=details,
         expires_at=expires_at,
@@ -286,24 +321,27 @@ async def post_pending(
 ) -> TransferResult:
     """Settle a pending transfer, fully (legs omitted) or partially (legs: each account at
     most what it had pending, same direction). The rest of the reservation is released."""
-    pending = await _pending_transfer(session, company_id, pending_id)
-    reserved = await repository.entries_of(session, transfer_id=pending_id)
+    reserved = await _reserved_entries(session, pending_id)
     posting_legs = legs if legs is not None else [Leg(e.account_id, e.amount) for e in reserved]
-    accounts = await _accounts_for(session, company_id, posting_legs)
+    accounts = await _own_accounts(
+        session, company_id, [*posting_legs, *(Leg(e.account_id, 0) for e in reserved)]
+    )
     validate_legs(posting_legs, _currencies(accounts))
     entries = releases(reserved) + split_posting(reserved, posting_legs)
     now = utcnow()
-    if not await repository.resolve_pending(
+    code = await repository.resolve_pending(
         session,
         company_id=company_id,
         pending_id=pending_id,
         status=TransferStatus.POSTED,
         now=now,
         refuse_expired=True,
-    ):
+    )
+    if code is None:
         await _raise_unresolvable(session, company_id, pending_id)
+    assert code is not None
     return await _resolve(
-        session, company_id, pending.code, pending_id, TransferKind.POST, entries, details, now
+        session, company_id, code, pending_id, TransferKind.POST, entries, details, now, accounts
     )
 
 
@@ -316,27 +354,30 @@ async def void_pending(
     details: dict[str, Any] | None = None,
 ) -> TransferResult:
     """Release a pending transfer's reservations without moving money."""
-    pending = await _pending_transfer(session, company_id, pending_id)
-    reserved = await repository.entries_of(session, transfer_id=pending_id)
+    reserved = await _reserved_entries(session, pending_id)
+    accounts = await _own_accounts(session, company_id, [Leg(e.account_id, 0) for e in reserved])
     now = utcnow()
-    if not await repository.resolve_pending(
+    code = await repository.resolve_pending(
         session,
         company_id=company_id,
         pending_id=pending_id,
         status=status,
         now=now,
         refuse_expired=False,
-    ):
+    )
+    if code is None:
         await _raise_unresolvable(session, company_id, pending_id)
+    assert code is not None
     return await _resolve(
         session,
         company_id,
-        pending.code,
+        code,
         pending_id,
         TransferKind.VOID,
         releases(reserved),
         details,
         now,
+        accounts,
     )
 
 
@@ -388,6 +429,7 @@ async def _apply_new_legs(
     *,
     pending: bool,
     require_available: bool = False,
+    spread_credits: bool = False,
 ) -> list[Entry]:
     """Apply new legs in lock order. All or nothing: if a debit fails for lack of funds,
     the balance rows already changed (still locked by us) are put back before raising, so
@@ -406,6 +448,8 @@ async def _apply_new_legs(
                 entries += await _debit_guarded(
                     session, account, amount, layer, covered=require_available
                 )
+            elif spread_credits and amount > 0 and account.shard_count > 1:
+                entries += await _spread_credit(session, account, amount, layer)
             else:
                 entries.append(await _apply_within_limit(session, account, amount, layer))
     except (InsufficientFunds, BalanceLimitExceeded):
@@ -447,6 +491,41 @@ async def _apply_within_limit(
         ):
             return Entry(account.id, shard, layer, amount)
     raise BalanceLimitExceeded()
+
+
+async def _spread_credit(
+    session: AsyncSession, account: LedgerAccount, amount: int, layer: Layer
+) -> list[Entry]:
+    """Credit a hot account evenly across its shards: money that arrives to be spent (a
+    company's funding of its master account) is then found by a withdrawal in whichever shard
+    it tries first, and parallel withdrawals lock different rows. One statement per shard,
+    for the rare arrival, saves two on each withdrawal that would otherwise miss."""
+    share, extra = divmod(amount, account.shard_count)
+    limit = MAX_BALANCE // account.shard_count
+    entries: list[Entry] = []
+    for shard in range(account.shard_count):
+        part = share + (1 if shard < extra else 0)
+        if part == 0:
+            continue
+        if part > limit or not await repository.apply_delta(
+            session,
+            account_id=account.id,
+            shard=shard,
+            delta=_delta(layer, part),
+            guarded=False,
+            limit=limit,
+        ):
+            for entry in reversed(entries):
+                await repository.apply_delta(
+                    session,
+                    account_id=entry.account_id,
+                    shard=entry.shard,
+                    delta=_delta(entry.layer, -entry.amount),
+                    guarded=False,
+                )
+            raise BalanceLimitExceeded()
+        entries.append(Entry(account.id, shard, layer, part))
+    return entries
 
 
 async def _debit_guarded(
@@ -501,23 +580,39 @@ async def _debit_guarded(
     return entries
 
 
-async def _pending_transfer(session: AsyncSession, company_id: int, pending_id: int) -> Any:
-    transfer = await repository.get_transfer(session, company_id=company_id, transfer_id=pending_id)
-    if transfer is None or transfer.kind != TransferKind.PENDING.value:
+async def _reserved_entries(session: AsyncSession, pending_id: int) -> list[Entry]:
+    """The entries of a pending transfer (none: no such transfer). Whose it is, and whether
+    it is pending, the resolving UPDATE decides; `_own_accounts` refuses another company's
+    entries before that."""
+    reserved = await repository.entries_of(session, transfer_id=pending_id)
+    if not reserved:
         raise TransferNotFound()
-    return transfer
+    return reserved
+
+
+async def _own_accounts(
+    session: AsyncSession, company_id: int, legs: Sequence[Leg]
+) -> dict[int, LedgerAccount]:
+    """The legs' accounts, all of `company_id`'s, or `TransferNotFound` (another company's
+    transfer answers as one that does not exist)."""
+    accounts = await repository.accounts_by_id(
+        session, company_id=company_id, account_ids=[leg.account_id for leg in legs]
+    )
+    if any(leg.account_id not in accounts for leg in legs):
+        raise TransferNotFound()
+    return accounts
 
 
 async def _raise_unresolvable(session: AsyncSession, company_id: int, pending_id: int) -> None:
-    """A pending transfer the conditional UPDATE could not resolve: still PENDING means it
-    expired (`TransferExpired`); anything else means another caller resolved it first
-    (`TransferAlreadyResolved`)."""
-    # The current status, not the copy `_pending_transfer` loaded: a caller that lost the race
-    # still holds PENDING there and would call a resolved transfer expired.
-    status = await repository.transfer_status(
-        session, company_id=company_id, transfer_id=pending_id
-    )
-    if status == TransferStatus.PENDING.value:
+    """A transfer the conditional UPDATE could not resolve: not a pending transfer of the
+    company (`TransferNotFound`); still PENDING means it expired (`TransferExpired`); anything
+    else means another caller resolved it first (`TransferAlreadyResolved`)."""
+    # The database's current row, never a loaded copy: a caller that lost the race would
+    # call a resolved transfer expired.
+    found = await repository.transfer_status(session, company_id=company_id, transfer_id=pending_id)
+    if found is None or found[0] != TransferKind.PENDING.value:
+        raise TransferNotFound()
+    if found[1] == TransferStatus.PENDING.value:
         raise TransferExpired()
     raise TransferAlreadyResolved()
 
@@ -531,10 +626,8 @@ async def _resolve(
     entries: list[Entry],
     details: dict[str, Any] | None,
     now: datetime,
+    accounts: dict[int, LedgerAccount],
 ) -> TransferResult:
-    accounts = await repository.accounts_by_id(
-        session, company_id=company_id, account_ids=[e.account_id for e in entries]
-    )
     deltas = deltas_by_shard(entries)
     for account_id, shard in sorted(deltas, key=lambda k: (*_lock_order(accounts[k[0]]), k[1])):
         # Resolving never lowers an available balance (see core), so no guard is needed; the

@@ -77,6 +77,7 @@ async def fund_company(
             code="company.funding",
             expires_at=utcnow() + RESERVATION_LIFETIME,
             reference=claim.key,
+            spread_credits=True,  # top-ups take it from any master shard
         )
         await idempotency.checkpoint(session, claim, RESERVED, pending_id=pending.transfer_id)
     else:

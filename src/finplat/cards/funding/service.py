@@ -156,6 +156,19 @@ async def card_account(session: AsyncSession, card: Card) -> LedgerAccount:
     return account
 
 
+async def _master_and_revenue(
+    session: AsyncSession, company_id: int, currency: str
+) -> tuple[LedgerAccount, LedgerAccount]:
+    """The company's master and fee revenue accounts, the two sides of every card funding."""
+    accounts = await ledger.company_accounts_in(
+        session,
+        company_id=company_id,
+        kinds=(CompanyAccount.MASTER, CompanyAccount.FEE_REVENUE),
+        currency=currency,
+    )
+    return accounts[CompanyAccount.MASTER], accounts[CompanyAccount.FEE_REVENUE]
+
+
 def _check_accepts_money(card: Card, currency: str) -> None:
     card.refuse_if_cancelled()
     if card.currency != currency:
@@ -197,9 +210,13 @@ async def topup(
         _check_accepts_money(card, money.currency)
         program_of(providers, card)
         provider_card_id(card)
-        row = await _reserve_topup(session, claim, card, money, kind, trigger)
+        row = await _reserve_topup(
+            session, claim, card, money, kind, trigger, _lease_end(providers.policy)
+        )
         await idempotency.checkpoint(session, claim, RESERVED, funding_id=row.id)
+        leased = True
     else:
+        leased = False
         row = await _resume(session, claim, company_id)
         card = await find_card(session, company_id=company_id, card_id=row.card_id)
     program = program_of(providers, card)
@@ -217,10 +234,13 @@ async def topup(
                 load=True,
                 amount_minor=load_minor,
                 on_refusal=lambda: _restore_fee(session, company_id, row),
+                leased=leased,
             )
         # The card as `complete_movement` re-read it under its lock.
         card = await complete_movement(session, card, row, movement)
-        await idempotency.checkpoint(session, claim, LOADED)
+        # Not a commit of its own: the answer is stored with the posting. A crash before that
+        # resumes at `reserved`, finds the funding completed and goes on from here.
+        idempotency.reached(claim, LOADED)
     if (
         row.fee_paid_minor
         and card.status == CardStatus.SYSTEM_BLOCKED
@@ -237,6 +257,7 @@ async def _reserve_topup(
     money: Money,
     kind: FundingKind,
     trigger: str | None,
+    lease_until: datetime,
 ) -> CardFunding:
     schedule = await schedule_for(session, company_id=card.company_id, tier_id=card.tier_id)
     fee = schedule.topup_fee(money.minor)
@@ -244,15 +265,7 @@ async def _reserve_topup(
     paid = min(card.outstanding_fee_minor, net)
     card.outstanding_fee_minor -= paid
     load = net - paid
-    master = await ledger.company_account(
-        session, company_id=card.company_id, kind=CompanyAccount.MASTER, currency=money.currency
-    )
-    revenue = await ledger.company_account(
-        session,
-        company_id=card.company_id,
-        kind=CompanyAccount.FEE_REVENUE,
-        currency=money.currency,
-    )
+    master, revenue = await _master_and_revenue(session, card.company_id, money.currency)
     account = await card_account(session, card)
     key = claim.derived_key(LOAD_STEP)
     legs = [Leg(master.id, -money.minor)]
@@ -269,10 +282,13 @@ async def _reserve_topup(
             expires_at=None,  # the provider's answer settles it
             reference=key,
             details={"cardId": card.id, "fee": fee, "declineFeePaid": paid},
+            accounts=(master, revenue, account),
         )
     except ledger.InsufficientFunds:
         raise MasterAccountShort() from None
-    return await _record(session, card, kind, money, fee, key, pending.transfer_id, paid, trigger)
+    return await _record(
+        session, card, kind, money, fee, key, pending.transfer_id, paid, trigger, lease_until
+    )
 
 
 async def _record(
@@ -285,7 +301,10 @@ async def _record(
     pending_id: int,
     fee_paid: int = 0,
     trigger: str | None = None,
+    lease_until: datetime | None = None,
 ) -> CardFunding:
+    """The `PENDING` funding; with `lease_until`, its provider call already leased to the
+    request reserving it (no one else can see the row before that commits)."""
     row = CardFunding(
         company_id=card.company_id,
         card_id=card.id,
@@ -298,6 +317,7 @@ async def _record(
         provider_key=key,
         ledger_pending_id=pending_id,
         trigger=trigger,
+        provider_call_until=lease_until,
     )
     session.add(row)
     await session.flush()
@@ -321,15 +341,16 @@ async def _move(
     load: bool,
     amount_minor: int,
     on_refusal: Callable[[], Awaitable[None]] | None = None,
+    leased: bool = False,
 ) -> CardMovement | None:
     """The provider call (no lock held); a refusal voids the reservation and is final.
 
-    One caller at a time (`_take_provider_call`): None when another has completed the
-    movement meanwhile; `FundingFailed` when another found it refused; `FundingInProgress`
-    (503) while another is still asking."""
+    One caller at a time (`_take_provider_call`, or `leased` when the reservation took the
+    lease): None when another has completed the movement meanwhile; `FundingFailed` when
+    another found it refused; `FundingInProgress` (503) while another is still asking."""
     company_id = card.company_id
     card_ref, key = provider_card_id(card), row.provider_key
-    if not await _take_provider_call(session, providers.policy, row):
+    if not leased and not await _take_provider_call(session, providers.policy, row):
         await _decided_elsewhere(session, row)
         return None  # completed by the other caller
     try:
@@ -414,13 +435,13 @@ async def _take_provider_call(session: AsyncSession, policy: CallPolicy, row: Ca
     it recorded the refusal; a provider that accepted the second call (money having arrived
     meanwhile) would move money the ledger has released. The lease outlasts the longest
     call twice over, so a caller that dies mid-call holds it no longer than that."""
-    now = utcnow()
     return await FundingRepository(session, row.company_id).take_provider_call(
-        row.id,
-        pending=FundingStatus.PENDING.value,
-        now=now,
-        until=now + timedelta(seconds=2 * policy.longest_call_seconds),
+        row.id, pending=FundingStatus.PENDING.value, now=utcnow(), until=_lease_end(policy)
     )
+
+
+def _lease_end(policy: CallPolicy) -> datetime:
+    return utcnow() + timedelta(seconds=2 * policy.longest_call_seconds)
 
 
 async def _end_provider_call(session: AsyncSession, row: CardFunding) -> None:
@@ -508,12 +529,7 @@ async def unload(
         provider_card_id(card)
         schedule = await schedule_for(session, company_id=company_id, tier_id=card.tier_id)
         fee = schedule.unload_fee(money.minor)
-        master = await ledger.company_account(
-            session, company_id=company_id, kind=CompanyAccount.MASTER, currency=money.currency
-        )
-        revenue = await ledger.company_account(
-            session, company_id=company_id, kind=CompanyAccount.FEE_REVENUE, currency=money.currency
-        )
+        master, revenue = await _master_and_revenue(session, company_id, money.currency)
         account = await card_account(session, card)
         key = claim.derived_key("card-unload")
         legs = [Leg(account.id, -money.minor)]
@@ -531,6 +547,7 @@ async def unload(
                 reference=key,
                 details={"cardId": card.id, "fee": fee},
                 require_available=True,
+                accounts=(master, revenue, account),
             )
         except ledger.InsufficientFunds:
             raise InsufficientCardBalance(
@@ -538,12 +555,23 @@ async def unload(
                 validation_errors={"Value": ["More than the card's available balance."]},
             ) from None
         row = await _record(
-            session, card, FundingKind.UNLOAD, money, fee, key, pending.transfer_id, 0, trigger
+            session,
+            card,
+            FundingKind.UNLOAD,
+            money,
+            fee,
+            key,
+            pending.transfer_id,
+            0,
+            trigger,
+            _lease_end(providers.policy),
         )
         await idempotency.checkpoint(session, claim, RESERVED, funding_id=row.id)
+        leased = True
     else:
         row = await _resume(session, claim, company_id)
-    card = await find_card(session, company_id=company_id, card_id=row.card_id)
+        card = await find_card(session, company_id=company_id, card_id=row.card_id)
+        leased = False
     if row.status == FundingStatus.PENDING:
         program = program_of(providers, card)
         movement = await _move(
@@ -557,6 +585,7 @@ async def unload(
             amount_minor=row.amount_minor,
             # A decline fee collected at cancellation is owed again if the provider refuses.
             on_refusal=lambda: _restore_fee(session, company_id, row),
+            leased=leased,
         )
         await complete_movement(session, card, row, movement)
     return Funded(row, card)

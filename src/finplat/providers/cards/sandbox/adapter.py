@@ -422,26 +422,34 @@ class SandboxCardProgram:
                 assert found is not None
                 answer = found
             else:
-                row = await self._row(session, company_id, card_id, lock=True)
-                if row.status in (S.CANCELLED.value, S.PENDING.value):
-                    raise CardStateRefused(
-                        f"The card provider cannot {operation} a card in status {row.status}."
-                    )
+                # One conditional UPDATE (its row lock serialises movements on the card); only
+                # when it changes nothing is the card read, to say why.
                 moved = await session.execute(
                     update(SandboxCardprovCard)
                     .where(
-                        SandboxCardprovCard.id == row.id,
+                        SandboxCardprovCard.card_id == card_id,
+                        SandboxCardprovCard.company_id == company_id,
+                        SandboxCardprovCard.provider == self.name,
+                        SandboxCardprovCard.hidden.is_(False),
+                        SandboxCardprovCard.status.not_in((S.CANCELLED.value, S.PENDING.value)),
                         SandboxCardprovCard.balance_minor + signed_minor >= 0,
                     )
                     .values(
                         balance_minor=SandboxCardprovCard.balance_minor + signed_minor,
                         updated_at=utcnow(),
                     )
-                    .returning(SandboxCardprovCard.balance_minor)
+                    .returning(SandboxCardprovCard)
                 )
-                balance = moved.scalar_one_or_none()
-                if balance is None:
+                row = moved.scalar_one_or_none()
+                if row is None:
+                    current = await self._row(session, company_id, card_id)
+                    if current.status in (S.CANCELLED.value, S.PENDING.value):
+                        raise CardStateRefused(
+                            f"The card provider cannot {operation} a card in status "
+                            f"{current.status}."
+                        )
                     raise CardFundsShort()
+                balance = row.balance_minor
                 await session.execute(
                     update(SandboxCardprovMovement)
                     .where(SandboxCardprovMovement.movement_id == movement_id)

@@ -1,0 +1,120 @@
+"""How many SQL statements and commits a money operation's request costs, counted, not timed.
+
+Each statement is a round trip and a pass through SQLAlchemy's statement machinery, and each
+commit a WAL flush: together they are most of what an ordinary money operation costs the
+server (docs/performance.md). These budgets are today's counts; a change that needs more must
+say why here, in the same commit, and a change that needs fewer lowers them.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import httpx
+import pytest
+from fastapi import FastAPI
+from sqlalchemy import event
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from tests.cards.funding.steps import active_card, purchase, topup, unload
+
+T = TypeVar("T")
+
+# Statements that carry data (not transaction control), and units of work committed: in the
+# tests each unit of work is a savepoint of the test's transaction, so a commit is a RELEASE.
+TOPUP_BUDGET = (31, 4)
+UNLOAD_BUDGET = (29, 4)
+AUTHORIZATION_BUDGET = (35, 5)
+
+
+@dataclass
+class Tally:
+    statements: Counter[str] = field(default_factory=Counter)
+    commits: int = 0
+    counting: bool = False
+
+    def seen(self, sql: str) -> None:
+        if not self.counting:
+            return
+        first = sql.lstrip().split(None, 1)[0].upper()
+        if first == "RELEASE":
+            self.commits += 1
+        elif first in ("SELECT", "INSERT", "UPDATE", "DELETE", "WITH"):
+            self.statements[first] += 1
+
+    def within(self, budget: tuple[int, int]) -> bool:
+        statements, commits = budget
+        return sum(self.statements.values()) <= statements and self.commits <= commits
+
+    def __str__(self) -> str:
+        total = sum(self.statements.values())
+        return f"{total} statements {dict(self.statements)}, {self.commits} commits"
+
+    async def count(self, request: Callable[[], Awaitable[T]]) -> T:
+        self.statements.clear()
+        self.commits = 0
+        self.counting = True
+        try:
+            return await request()
+        finally:
+            self.counting = False
+
+
+@pytest.fixture
+async def tally(connection: AsyncConnection) -> AsyncIterator[Tally]:
+    counted = Tally()
+
+    def before(_conn: Any, _cursor: Any, sql: str, *_args: Any) -> None:
+        counted.seen(sql)
+
+    sync = connection.sync_connection
+    assert sync is not None
+    event.listen(sync, "before_cursor_execute", before)
+    try:
+        yield counted
+    finally:
+        event.remove(sync, "before_cursor_execute", before)
+
+
+@pytest.fixture
+def route_only(app: FastAPI, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Top-ups through the route: the batched lane (PostgreSQL) is measured by `make bench`."""
+    monkeypatch.setattr(app.state, "topup_batches", None, raising=False)
+
+
+async def _warm_card(api: httpx.AsyncClient) -> dict[str, Any]:
+    """A funded card whose company has made its first top-up (its fee account exists)."""
+    card = await active_card(api)
+    assert (await topup(api, card, 100, key="first")).status_code == 200
+    return card
+
+
+@pytest.mark.usefixtures("route_only")
+async def test_a_card_topup_stays_within_its_statement_and_commit_budget(
+    api: httpx.AsyncClient, tally: Tally
+) -> None:
+    card = await _warm_card(api)
+    response = await tally.count(lambda: topup(api, card, 25, key="counted-topup"))
+    assert response.status_code == 200, response.text
+    assert tally.within(TOPUP_BUDGET), str(tally)
+
+
+async def test_a_card_unload_stays_within_its_statement_and_commit_budget(
+    api: httpx.AsyncClient, tally: Tally
+) -> None:
+    card = await _warm_card(api)
+    response = await tally.count(lambda: unload(api, card, 5, key="counted-unload"))
+    assert response.status_code == 200, response.text
+    assert tally.within(UNLOAD_BUDGET), str(tally)
+
+
+async def test_a_card_authorization_stays_within_its_statement_and_commit_budget(
+    api: httpx.AsyncClient, tally: Tally
+) -> None:
+    card = await _warm_card(api)
+    await purchase(api, card, 1)  # the card's first purchase makes its accounts
+    await tally.count(lambda: purchase(api, card, 2.5))  # purchase asserts the 200
+    assert tally.within(AUTHORIZATION_BUDGET), str(tally)
