@@ -283,3 +283,26 @@ async def test_an_amount_finer_than_any_token_is_400(api: httpx.AsyncClient) -> 
         },
     )
     assert response.status_code == 400
+
+
+async def test_an_amount_beyond_any_balance_is_kept_unsupported(
+    api: httpx.AsyncClient, anonymous: httpx.AsyncClient, settings: Settings, tenant: Tenant
+) -> None:
+    user, address = await _user_and_address(api)
+    data = {
+        "depositId": "rail_dep_huge",
+        "txHash": "0x" + "56" * 32,
+        "address": address,
+        "chainId": 1,
+        "token": "USDC",
+        "amount": "9" * 30,
+        "confirmations": 70,
+        "status": "SEEN",
+    }
+    response = await anonymous.post(
+        "/providers/crypto/callbacks", **_report(settings, tenant, "crypto_evt_huge", **data)
+    )
+    assert response.status_code == 200, response.text
+    [deposit] = (await api.get(DEPOSITS, params={"userId": user["Id"]})).json()["Items"]
+    assert deposit["Status"] == "UNSUPPORTED"
+    assert (await crypto_balance(api, user["Id"]))["Posted"] == 0

@@ -42,7 +42,7 @@ from finplat.kit.clock import utcnow
 from finplat.kit.money import ExcessPrecision, from_minor, to_minor
 from finplat.kit.pagination import PageRequest, PageSlice
 from finplat.ledger import service as ledger
-from finplat.ledger.core import Leg
+from finplat.ledger.core import MAX_BALANCE, Leg
 from finplat.ledger.service import CompanyAccount
 from finplat.providers.crypto import addresses
 from finplat.providers.crypto.port import Chain, ChainDepositStatus
@@ -55,6 +55,7 @@ DOMAIN = "crypto"
 NOT_ISSUED_FOR_PAIR = "The address was not issued for this token on this chain."
 NOT_ISSUED = "The platform issued no such address."
 UNSUPPORTED_AMOUNT = "The amount has more decimals than the token allows."
+AMOUNT_OUT_OF_RANGE = "The amount is beyond what a balance can hold."
 
 
 class DepositNotFound(NotFound):
@@ -152,6 +153,8 @@ async def _classify(
         minor = to_minor(report.amount, report.token)
     except ExcessPrecision:
         return user_id, UNSUPPORTED_AMOUNT, None
+    if minor > MAX_BALANCE:  # no balance may hold it: kept for the operators, not credited
+        return user_id, AMOUNT_OUT_OF_RANGE, None
     return user_id, None, minor
 
 
