@@ -1,8 +1,12 @@
 """crypto rails
 
+Issue 33: the pay-in addresses issued to users, the deposits the rail reports at them (with
+the card auto top-ups they feed), exchange quotes and the crypto transfers they start, the
+EDD record, and the sandbox rail's own tables (deposits on chain, conversions).
+
 Revision ID: 0021
 Revises: 0019
-Create Date: 2026-11-26 18:04:23.253691
+Create Date: 2026-11-26 18:18:16.989516
 """
 
 from __future__ import annotations
@@ -121,6 +125,13 @@ def upgrade() -> None:
         ),
     )
     with op.batch_alter_table("crypto_deposits", schema=None) as batch_op:
+        batch_op.create_index(
+            "ix_crypto_deposits_auto_topup_open",
+            ["auto_topup_status"],
+            unique=False,
+            postgresql_where=sa.text("auto_topup_status IN ('DUE', 'CONVERTED')"),
+            sqlite_where=sa.text("auto_topup_status IN ('DUE', 'CONVERTED')"),
+        )
         batch_op.create_index(
             batch_op.f("ix_crypto_deposits_company_id"), ["company_id"], unique=False
         )
@@ -338,6 +349,11 @@ def downgrade() -> None:
     with op.batch_alter_table("crypto_deposits", schema=None) as batch_op:
         batch_op.drop_index(batch_op.f("ix_crypto_deposits_user_id"))
         batch_op.drop_index(batch_op.f("ix_crypto_deposits_company_id"))
+        batch_op.drop_index(
+            "ix_crypto_deposits_auto_topup_open",
+            postgresql_where=sa.text("auto_topup_status IN ('DUE', 'CONVERTED')"),
+            sqlite_where=sa.text("auto_topup_status IN ('DUE', 'CONVERTED')"),
+        )
 
     op.drop_table("crypto_deposits")
     with op.batch_alter_table("sandbox_crypto_deposits", schema=None) as batch_op:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import datetime
 from enum import StrEnum
 
-from sqlalchemy import BigInteger, ForeignKey, Integer, String, UniqueConstraint
+from sqlalchemy import BigInteger, ForeignKey, Index, Integer, String, UniqueConstraint, text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from finplat.db.base import Base, BigIntId, CompanyOwned, Timestamped
@@ -26,7 +26,16 @@ class DepositStatus(StrEnum):
 
 class CryptoDeposit(CompanyOwned, Timestamped, Base):
     __tablename__ = "crypto_deposits"
-    __table_args__ = (UniqueConstraint("provider", "provider_deposit_id"),)
+    __table_args__ = (
+        UniqueConstraint("provider", "provider_deposit_id"),
+        # The top-up job reads only the few deposits whose card top-up is not settled.
+        Index(
+            "ix_crypto_deposits_auto_topup_open",
+            "auto_topup_status",
+            postgresql_where=text("auto_topup_status IN ('DUE', 'CONVERTED')"),
+            sqlite_where=text("auto_topup_status IN ('DUE', 'CONVERTED')"),
+        ),
+    )
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
     # The address's holder; None only for an address the platform never issued.
