@@ -5,28 +5,30 @@ from __future__ import annotations
 
 from datetime import datetime
 from decimal import Decimal
+from enum import StrEnum
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from finplat.kit.fields import SafeText
 from finplat.kit.money import CURRENCY_CODES, AmountRange, DecimalAmount
 from finplat.kit.schemas import RequestModel, ResponseModel
 
 Answer = Annotated[SafeText, Field(max_length=1000)]
-FileUrl = Annotated[str, Field(pattern=r"^https://[^\s]{1,2040}$", max_length=2048)]
+# An https link written in printable ASCII (percent-encode anything else).
+FileUrl = Annotated[str, Field(pattern=r"^https://[!-~]{1,2040}$", max_length=2048)]
 MAX_SALARY = Decimal(10**12)
 
 
-def _currency(code: str) -> str:
-    if code not in CURRENCY_CODES:
-        raise ValueError("Must be an ISO 4217 currency code in capitals, such as 'EUR'.")
-    return code
+SalaryCurrency = StrEnum(  # type: ignore[misc]
+    "SalaryCurrency", {code: code for code in CURRENCY_CODES}
+)
+"""An ISO 4217 currency code (or a stablecoin), in capitals."""
 
 
 class ProfessionalSalary(RequestModel):
     AnnualAmount: Annotated[DecimalAmount, AmountRange(at_least=Decimal(0), at_most=MAX_SALARY)]
-    Currency: Annotated[str, Field(pattern=r"^[A-Z]{3,4}$"), AfterValidator(_currency)]
+    Currency: Annotated[SalaryCurrency, Field(strict=False)]
     Employer: Annotated[SafeText, Field(max_length=200)] | None = None
 
 
@@ -68,6 +70,7 @@ class EddRequest(RequestModel):
         answers = self.model_dump(mode="python")
         salary = answers["ProfessionalSalary"]
         salary["AnnualAmount"] = format(self.ProfessionalSalary.AnnualAmount, "f")
+        salary["Currency"] = str(self.ProfessionalSalary.Currency)
         return answers
 
 
