@@ -9,6 +9,7 @@ fails the session at its end.
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,6 +22,10 @@ from tests.sensitive_data import SCANNER
 
 LOG_DIR_ENV = "FINPLAT_TEST_PROCESS_LOGS"
 CONFIGURATION_PATH = "/api/v2/company/configuration"
+# The one response that shows voucher codes: issuing them into a group.
+ISSUING_PATH = re.compile(r"/api/v2/admin/vouchers/groups/[^/]+/vouchers")
+# The one response that shows a redemption's one-time code: the sandbox's inbox.
+INBOX_PATH = re.compile(r"/api/v2/sandbox/vouchers/redemptions/[^/]+/code")
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -35,10 +40,13 @@ def _scan_http_traffic() -> Iterator[None]:
         response = await original(self, request, **kwargs)
         if not kwargs.get("stream"):
             rotation = request.method == "PUT" and request.url.path == CONFIGURATION_PATH
+            issuing = request.method == "POST" and bool(ISSUING_PATH.fullmatch(request.url.path))
             SCANNER.check(
                 response.content,
                 f"response to {request.method} {request.url.path}",
                 rotation_response=rotation,
+                issuing_response=issuing,
+                inbox_response=bool(INBOX_PATH.fullmatch(request.url.path)),
             )
         return response
 

@@ -4,7 +4,12 @@
   the Luhn check;
 * a CVV other than the literal `***`; a PIN; an SSN (123-45-6789, or 9 digits under an
   `ssn`/`tin` key);
-* an API key; a webhook secret anywhere but the one response that rotated it;
+* an API key (a company's or a platform operator's); a webhook secret anywhere but the
+  one response that rotated it;
+* a voucher code anywhere but the one response that issued it (`PlaintextCode`, once per
+  code);
+* a voucher redemption's one-time code (`"Code": "123456"`) anywhere but the sandbox's inbox
+  (`GET /api/v2/sandbox/vouchers/redemptions/{id}/code`);
 * a key that seals stored secrets (`FINPLAT_SECRET_KEY`: the sandbox's, and any a test
   registers), in either base64 alphabet.
 """
@@ -19,14 +24,21 @@ from dataclasses import dataclass, field
 from finplat.config import SANDBOX_SECRET_KEY
 
 CARD_CANDIDATE = re.compile(r"(?<![0-9A-Za-z])\d(?:[ -]?\d){12,18}(?![0-9A-Za-z])")
+# A UUID whose first groups happen to be all digits reads as a dashed card number (one in a
+# few thousand passes Luhn as well): digits inside a UUID are not a card.
+UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 CVV = re.compile(r'"(?:cvv|cvc|cvv2|cvc2)"\s*:\s*("(?!\*\*\*")[^"]*"|\d+)', re.IGNORECASE)
 PIN = re.compile(r'"(?:pin|pinCode|pin_code)"\s*:\s*"?\d{4,12}"?', re.IGNORECASE)
 SSN = re.compile(
     r"(?<![0-9])\d{3}-\d{2}-\d{4}(?![0-9])|\"(?:ssn|tin)\"\s*:\s*\"?\d{9}\"?", re.IGNORECASE
 )
-API_KEY = re.compile(r"fp_(?:test|live)_[A-Za-z0-9]{43}")
+API_KEY = re.compile(r"fp_(?:test|live|op)_[A-Za-z0-9]{43}")  # company and operator keys
 WEBHOOK_SECRET = re.compile(r"whsec_[A-Za-z0-9+/]{43}=")
 ROTATION_FIELD = re.compile(r'"WebhookSecret"\s*:\s*"(whsec_[A-Za-z0-9+/]{43}=)"')
+# Voucher codes as issued (`finplat.vouchers.codes`), also written without their dashes.
+VOUCHER_CODE = re.compile(r"VCH(?:-?[0-9A-HJKMNP-TV-Z]{4}){5}(?![0-9A-Z])")
+ONE_TIME_CODE = re.compile(r'"Code"\s*:\s*"\d{6}"')
+ISSUED_CODE_FIELD = re.compile(r'"PlaintextCode"\s*:\s*"(VCH(?:-[0-9A-HJKMNP-TV-Z]{4}){5})"')
 
 
 def luhn_valid(digits: str) -> bool:
@@ -58,6 +70,8 @@ def find(
     source: str,
     *,
     rotation_response: bool = False,
+    issuing_response: bool = False,
+    inbox_response: bool = False,
     announced: set[str] | None = None,
     secret_keys: set[str] | frozenset[str] = frozenset({SANDBOX_SECRET_KEY}),
 ) -> list[Finding]:
@@ -67,7 +81,10 @@ def find(
         start = max(0, match.start() - 30)
         findings.append(Finding(kind, source, text[start : match.end() + 30]))
 
+    uuids = [m.span() for m in UUID.finditer(text)]
     for match in CARD_CANDIDATE.finditer(text):
+        if any(start <= match.start() and match.end() <= end for start, end in uuids):
+            continue
         digits = re.sub(r"[ -]", "", match.group())
         if 13 <= len(digits) <= 19 and luhn_valid(digits):
             add("card number", match)
@@ -83,6 +100,18 @@ def find(
     for match in WEBHOOK_SECRET.finditer(text):
         if match.group() not in allowed:
             add("webhook secret", match)
+    issued: set[str] = set()
+    if issuing_response and announced is not None:
+        for match in ISSUED_CODE_FIELD.finditer(text):
+            if match.group(1) not in announced:
+                announced.add(match.group(1))
+                issued.add(match.group(1))
+    for match in VOUCHER_CODE.finditer(text):
+        if match.group() not in issued:
+            add("voucher code", match)
+    if not inbox_response:
+        for match in ONE_TIME_CODE.finditer(text):
+            add("one-time code", match)
     for key in secret_keys:
         for spelling in _spellings(key):
             for match in re.finditer(re.escape(spelling), text):
@@ -97,13 +126,23 @@ class Scanner:
     secret_keys: set[str] = field(default_factory=lambda: {SANDBOX_SECRET_KEY})
     scanned: int = 0
 
-    def check(self, data: bytes | str, source: str, *, rotation_response: bool = False) -> None:
+    def check(
+        self,
+        data: bytes | str,
+        source: str,
+        *,
+        rotation_response: bool = False,
+        issuing_response: bool = False,
+        inbox_response: bool = False,
+    ) -> None:
         text = data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data
         self.scanned += 1
         self.findings += find(
             text,
             source,
             rotation_response=rotation_response,
+            issuing_response=issuing_response,
+            inbox_response=inbox_response,
             announced=self.announced_secrets,
             secret_keys=self.secret_keys,
         )

@@ -57,6 +57,7 @@ def test_ssn_pin_and_api_key_are_found() -> None:
     assert "SSN" in kinds('{"Ssn": "123456789"}')
     assert "PIN" in kinds('{"Pin": "482913"}')
     assert "API key" in kinds("fp_test_" + "a1B2" * 10 + "xyz")
+    assert "API key" in kinds("fp_op_" + "a1B2" * 10 + "xyz")
 
 
 def test_a_secret_key_is_found_in_either_base64_alphabet_with_or_without_padding() -> None:
@@ -75,6 +76,35 @@ def test_webhook_secret_is_allowed_only_in_its_rotation_response() -> None:
         "webhook secret"
     ]
     assert [f.kind for f in find(f"log {secret}", "log", announced=announced)] == ["webhook secret"]
+
+
+def test_digits_inside_a_uuid_are_not_a_card_number() -> None:
+    # 4007205974034118 passes Luhn: as a UUID's first groups it is an identifier.
+    assert find('{"GroupId":"40072059-7403-4118-b93e-ee8f5b0760fe"}', "ids") == []
+    assert [f.kind for f in find("card 4007-2059-7403-4118 charged", "log")] == ["card number"]
+
+
+def test_a_voucher_code_is_allowed_only_once_in_its_issuing_response() -> None:
+    code = "VCH-7KQ2-AB3D-9XYZ-0000-MNPQ"
+    announced: set[str] = set()
+    body = f'{{"PlaintextCode":"{code}"}}'
+    assert find(body, "issue", issuing_response=True, announced=announced) == []
+    assert [f.kind for f in find(body, "again", issuing_response=True, announced=announced)] == [
+        "voucher code"
+    ]
+    assert [f.kind for f in find(f"log {code}", "log", announced=announced)] == ["voucher code"]
+    compact = code.replace("-", "")
+    assert [f.kind for f in find(f"error {compact}", "error", announced=announced)] == [
+        "voucher code"
+    ]
+    assert find('{"MaskedCode":"VCH-****-****-****-****-MNPQ"}', "list") == []
+
+
+def test_a_one_time_code_is_allowed_only_in_the_sandbox_inbox() -> None:
+    body = '{"RedemptionId":"r","Code":"482913"}'
+    assert find(body, "inbox", inbox_response=True) == []
+    assert [f.kind for f in find(body, "verify")] == ["one-time code"]
+    assert find('{"Code":"VOUCHER_NOT_FOUND"}', "error") == []
 
 
 @pytest.mark.leaks_on_purpose

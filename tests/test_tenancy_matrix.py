@@ -62,6 +62,9 @@ class Seeded:
     business_user_id: int  # that business user: the business onboarding routes' `userId`
     banking: SeededBanking  # a user with an open bank account and money moved: banking routes
     card: SeededCard  # a user with an active card: the card routes
+    company_id: int  # the admin routes' `companyId`
+    voucher_group_id: str  # a voucher group holding one voucher
+    redemption_id: str  # a redemption of it by the card holder, waiting for its code
     crypto: SeededCrypto  # a verified user with a pay-in address and a deposit: crypto routes
 
     @property
@@ -147,6 +150,9 @@ IDENTIFIERS: dict[str, tuple[Callable[[Seeded], Any], Any]] = {
     "depositId": (lambda s: s.crypto.deposit_id, "cdp_" + "0" * 24),
     "cryptoQuoteId": (lambda s: s.crypto.quote_id, "cxq_" + "0" * 24),
     "transferId": (lambda s: s.crypto.transfer_id, "ctr_" + "0" * 24),
+    "companyId": (lambda s: s.company_id, MISSING_INT),
+    "groupId": (lambda s: s.voucher_group_id, "00000000-0000-4000-8000-000000000000"),
+    "redemptionId": (lambda s: s.redemption_id, "00000000-0000-4000-8000-000000000000"),
 }
 # Routes whose `userId` must be a business user's to reach their other identifiers.
 BUSINESS_PATHS = "/api/v2/business/"
@@ -155,7 +161,9 @@ BANKING_PATHS = ("/api/v2/banking/", "/api/v2/sandbox/banking/", "/api/v2/transa
 # Routes whose `userId` must be the holder of the crypto deposit.
 CRYPTO_PATHS = ("/api/v2/crypto-virtual-accounts/", "/api/v2/sandbox/crypto/")
 # Routes whose `userId` must be the card holder.
-CARD_PATHS = ("/api/v2/cards", "/api/v2/sandbox/cards/")
+CARD_PATHS = ("/api/v2/cards", "/api/v2/sandbox/cards/", "/api/v2/vouchers/")
+# Routes whose `{id}` is a voucher redemption's.
+REDEMPTION_PATHS = ("/api/v2/vouchers/redemptions/", "/api/v2/sandbox/vouchers/redemptions/")
 
 # Body fields named like identifiers that are the caller's own labels for something being
 # created, not references to an existing resource: (method, path, field).
@@ -277,6 +285,10 @@ BODIES: dict[tuple[str, str], dict[str, Any]] = {
         "crypto_currency": "USDC",
         "chain_id": 1,
     },
+    ("POST", "/api/v2/admin/vouchers/groups"): {"Name": "Tenancy"},
+    ("POST", "/api/v2/admin/vouchers/groups/{groupId}/vouchers"): {"Value": 1, "Currency": "USD"},
+    ("POST", "/api/v2/vouchers/redemptions"): {"VoucherCode": "VCH-0000-0000-0000-0000-0000"},
+    ("POST", "/api/v2/vouchers/redemptions/{id}/verify"): {"Code": "000000"},
 }
 
 # Required query parameters that are not identifiers: (method, path) -> values.
@@ -421,6 +433,8 @@ def request_for(call: Call, given: Callable[[str], Any]) -> dict[str, Any]:
             return given("cryptoUserId")
         if name == "QuoteId" and call.path.startswith(CRYPTO_PATHS):
             return given("cryptoQuoteId")
+        if name == "id" and call.path.startswith(REDEMPTION_PATHS):
+            return given("redemptionId")
         return given(name)
 
     path = call.path
@@ -492,6 +506,8 @@ async def seed(tenant: Tenant) -> Seeded:
         business_user_id,
         banking,
         card,
+        tenant.company_id,
+        *await seed_vouchers(client, card),
         crypto,
     )
 
@@ -512,6 +528,23 @@ async def seed_crypto(client: httpx.AsyncClient) -> SeededCrypto:
         quote["QuoteId"],
         transfer["TransferId"],
     )
+
+
+async def seed_vouchers(client: httpx.AsyncClient, card: SeededCard) -> tuple[str, str]:
+    """A voucher group with a voucher, and a redemption of it on the card, waiting."""
+    group = (await client.post("/api/v2/admin/vouchers/groups", json={"Name": "Tenancy"})).json()
+    issued = await client.post(
+        f"/api/v2/admin/vouchers/groups/{group['Id']}/vouchers",
+        json={"Value": 5, "Currency": "USD"},
+    )
+    assert issued.status_code == 201, issued.text
+    code = issued.json()["Vouchers"][0]["PlaintextCode"]
+    started = await client.post(
+        "/api/v2/vouchers/redemptions",
+        json={"VoucherCode": code, "UserId": card.user_id, "CardId": card.card_id},
+    )
+    assert started.status_code == 201, started.text
+    return str(group["Id"]), str(started.json()["Id"])
 
 
 async def seed_card(client: httpx.AsyncClient) -> SeededCard:

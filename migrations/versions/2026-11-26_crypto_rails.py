@@ -5,7 +5,7 @@ the card auto top-ups they feed), exchange quotes and the crypto transfers they 
 EDD record, and the sandbox rail's own tables (deposits on chain, conversions).
 
 Revision ID: 0021
-Revises: 0019
+Revises: 0023
 Create Date: 2026-11-26 18:18:16.989516
 """
 
@@ -19,7 +19,7 @@ from alembic import op
 import finplat.db.types
 
 revision: str = "0021"
-down_revision: str | None = "0019"
+down_revision: str | None = "0023"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

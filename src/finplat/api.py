@@ -39,9 +39,14 @@ from finplat.sandbox.cards.widget_page import router as card_widget_router
 from finplat.sandbox.crypto.endpoints import router as sandbox_crypto_router
 from finplat.sandbox.endpoints import router as sandbox_router
 from finplat.sandbox.hosted_kyc import router as hosted_kyc_router
+from finplat.sandbox.vouchers.endpoints import router as sandbox_vouchers_router
 from finplat.tiers.endpoints import router as tiers_router
 from finplat.transactions.endpoints import router as transactions_router
 from finplat.users.endpoints import router as users_router
+from finplat.vouchers.endpoints import router as vouchers_router
+from finplat.vouchers.groups.endpoints import router as voucher_groups_router
+from finplat.vouchers.redemptions.endpoints import router as voucher_redemptions_router
+from finplat.vouchers.settings.endpoints import router as voucher_settings_router
 
 # The OpenAPI document lists the operations in this order.
 ROUTERS: tuple[APIRouter, ...] = (
@@ -70,6 +75,10 @@ ROUTERS: tuple[APIRouter, ...] = (
     physical_cards_router,
     cards_router,
     card_controls_router,
+    voucher_settings_router,
+    voucher_groups_router,
+    vouchers_router,
+    voucher_redemptions_router,
 )
 
 SANDBOX_ROUTERS: tuple[APIRouter, ...] = (
@@ -82,4 +91,5 @@ SANDBOX_ROUTERS: tuple[APIRouter, ...] = (
     sandbox_crypto_router,
     sandbox_cards_router,
     card_widget_router,
+    sandbox_vouchers_router,
 )

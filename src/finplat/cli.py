@@ -17,6 +17,7 @@ import typer
 import uvicorn
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from finplat.auth import operator_keys
 from finplat.auth.principal import authenticate
 from finplat.companies import service as companies
 from finplat.config import MissingSecretKey, get_settings
@@ -44,6 +45,10 @@ app = typer.Typer(
 company_app = typer.Typer(help="Create companies and manage their API keys.", no_args_is_help=True)
 app.add_typer(company_app, name="company")
 ledger_app = typer.Typer(help="Inspect the ledger.", no_args_is_help=True)
+operator_app = typer.Typer(
+    help="Platform operator keys (the /api/v2/admin routes, every company).", no_args_is_help=True
+)
+app.add_typer(operator_app, name="operator")
 app.add_typer(ledger_app, name="ledger")
 
 DEMO_CREDENTIALS = Path("var/demo-credentials.json")
@@ -217,6 +222,19 @@ def company_create(
     typer.echo(f"Company {created.company.id} created: {created.company.name}")
     typer.echo(f"API key (shown once):        {created.key.api_key}")
     typer.echo(f"Webhook secret (shown once): {created.webhook_secret}")
+
+
+@operator_app.command("create-key")
+def operator_create_key(
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON line.")] = False,
+) -> None:
+    """Create a platform operator key (shown only now): it administers every company on the
+    /api/v2/admin routes, and only there."""
+    issued = _in_transaction(operator_keys.issue)
+    if as_json:
+        typer.echo(json.dumps({"OperatorKeyId": issued.key_id, "ApiKey": issued.api_key}))
+        return
+    typer.echo(f"Operator key {issued.key_id} (shown once): {issued.api_key}")
 
 
 @company_app.command("rotate-key")

@@ -29,6 +29,7 @@ from finplat.providers.registry import Providers, build_providers
 from finplat.providers.sandbox import delivery as sandbox_delivery
 from finplat.provisioning import card_accounts
 from finplat.reconciliation import service as reconciliation
+from finplat.vouchers.redemptions import service as voucher_redemptions
 
 log = structlog.get_logger("finplat.jobs")
 
@@ -57,11 +58,14 @@ async def maintenance_once(factory: async_sessionmaker[AsyncSession]) -> dict[st
         payees_expired = await payees.expire_unconfirmed(session)
     async with unit_of_work(factory) as session:
         resealed = await companies.reseal_secrets(session)
+    async with unit_of_work(factory) as session:
+        redemptions_expired = await voucher_redemptions.expire_due(session)
     return {
         "expired_reservations": expired,
         "purged_idempotency_keys": purged,
         "expired_payees": payees_expired,
         "resealed_secrets": resealed,
+        "expired_voucher_redemptions": redemptions_expired,
     }
 
 

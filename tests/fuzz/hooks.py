@@ -24,6 +24,11 @@ Loaded by the schemathesis CLI through SCHEMATHESIS_HOOKS=tests.fuzz.hooks.
 * an amount may also be sent as a decimal string (the API description says so; the document
   shows the number, whose bounds and decimals JSON Schema can state): a negative case whose
   only fault is an amount written as such a string is valid data, and is dropped.
+* a voucher group's or voucher's amount comes with its currency (the description says the
+  amounts need it): an absent or null currency beside an amount is filled in with one that
+  takes any decimals the document allows (USDC); a validity window that does not end after
+  it starts loses its end, and an aggregate cap below the value is left out (the
+  descriptions say so; JSON Schema cannot compare two fields).
 Everything else, including the decimals an amount may have in its currency, is in the
 document itself.
 """
@@ -32,7 +37,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -99,10 +104,58 @@ KYC_REQUEST = re.compile(
 NOT_US = "GB"
 
 
+VOUCHER_TERMS = re.compile(r"^/api/v2/admin/vouchers/groups(/\{groupId\}/vouchers)?$")
+# (currency, amounts, window start, window end, cap, value) of a group's and a voucher's terms.
+TERM_FIELDS = (
+    (
+        "DefaultCurrency",
+        ("DefaultValue", "DefaultAggregateCap"),
+        "DefaultValidFrom",
+        "DefaultValidUntil",
+        "DefaultAggregateCap",
+        "DefaultValue",
+    ),
+    (
+        "Currency",
+        ("Value", "MaximumAggregateValue"),
+        "ValidFrom",
+        "ValidUntil",
+        "MaximumAggregateValue",
+        "Value",
+    ),
+)
+
+
+def _voucher_terms(body: dict[str, Any]) -> dict[str, Any]:
+    body = dict(body)
+    for currency, amounts, start, end, cap, value in TERM_FIELDS:
+        if body.get(currency) is None and any(body.get(a) is not None for a in amounts):
+            body[currency] = "USDC"
+        starts, ends = body.get(start), body.get(end)
+        if isinstance(starts, str) and isinstance(ends, str):
+            try:
+                if datetime.fromisoformat(ends) <= datetime.fromisoformat(starts):
+                    del body[end]
+            except (TypeError, ValueError):
+                pass  # not a date-time: the body is invalid anyway
+        caps, values = body.get(cap), body.get(value)
+        if (
+            isinstance(caps, int | float)
+            and isinstance(values, int | float)
+            and not isinstance(caps, bool)
+            and not isinstance(values, bool)
+            and caps < values
+        ):
+            del body[cap]
+    return body
+
+
 @schemathesis.hook
 def map_body(ctx: schemathesis.HookContext, body: Any) -> Any:
     body = _integers(body)
     operation = ctx.operation
+    if operation is not None and VOUCHER_TERMS.match(operation.path) and isinstance(body, dict):
+        return _voucher_terms(body)
     if (
         operation is not None
         and KYC_REQUEST.match(operation.path)

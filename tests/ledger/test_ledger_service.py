@@ -5,8 +5,6 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 from sqlalchemy import event, func, select, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -514,68 +512,3 @@ async def test_an_account_that_may_go_negative_owes_at_most_the_balance_limit(
         await fund(session, book, book.fees, 1)
     assert await available(session, book, book.settlement) == -MAX_BALANCE
     assert await available(session, book, book.fees) == 0
-
-
-async def _spread_funding(session: AsyncSession, book: Book, amount: int) -> None:
-    """Money arriving in the master account as a company's funding does: spread, then posted."""
-    pending = await ledger.create_pending(
-        session,
-        company_id=book.company_id,
-        legs=[Leg(book.settlement.id, -amount), Leg(book.master.id, amount)],
-        code="company.funding",
-        expires_at=None,
-        spread_credits=True,
-    )
-    await ledger.post_pending(session, company_id=book.company_id, pending_id=pending.transfer_id)
-
-
-async def test_a_spread_credit_lands_evenly_on_every_shard_of_a_hot_account(
-    session: AsyncSession,
-) -> None:
-    book = await open_book(session)
-    shards = book.master.shard_count
-    await _spread_funding(session, book, 100 * shards + 3)
-    by_shard = await repository.available_by_shard(session, account_id=book.master.id)
-    assert sorted(by_shard.values(), reverse=True) == [101] * 3 + [100] * (shards - 3)
-    assert await available(session, book, book.master) == 100 * shards + 3
-
-
-async def test_after_a_spread_funding_every_debit_finds_money_in_its_first_shard(
-    session: AsyncSession,
-) -> None:
-    book = await open_book(session)
-    await _spread_funding(session, book, 1_000 * book.master.shard_count)
-    updates: list[str] = []
-
-    def count(*args: object) -> None:
-        if str(args[2]).startswith("UPDATE ledger_balances"):
-            updates.append(str(args[2]))
-
-    event.listen(Engine, "before_cursor_execute", count)
-    try:
-        for _ in range(10):
-            updates.clear()
-            await ledger.post_transfer(
-                session,
-                company_id=book.company_id,
-                legs=[Leg(book.master.id, -10), Leg(book.card.id, 10)],
-                code="spend",
-            )
-            assert len(updates) == 2  # the master debit and the card credit, no miss
-    finally:
-        event.remove(Engine, "before_cursor_execute", count)
-
-
-@settings(
-    max_examples=25,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture],
-)
-@given(amount=st.integers(min_value=1, max_value=10**12))
-async def test_a_spread_credit_of_any_amount_posts_exactly_that_amount(
-    session: AsyncSession, amount: int
-) -> None:
-    book = await open_book(session, name=f"Spread {amount}")
-    await _spread_funding(session, book, amount)
-    assert await available(session, book, book.master) == amount
-    assert (await verify(session)).ok

@@ -16,6 +16,7 @@ _RANDOM_CHARS = 43  # 43 base62 characters carry just over 256 bits.
 
 LIVE_KEY_PREFIX = "fp_live_"
 TEST_KEY_PREFIX = "fp_test_"
+OPERATOR_KEY_PREFIX = "fp_op_"
 WEBHOOK_SECRET_PREFIX = "whsec_"  # noqa: S105 - a prefix, not a secret
 DISPLAY_PREFIX_LENGTH = 12
 
@@ -26,6 +27,15 @@ def _random_token() -> str:
 
 def new_api_key(*, sandbox: bool) -> str:
     return (TEST_KEY_PREFIX if sandbox else LIVE_KEY_PREFIX) + _random_token()
+
+
+def new_operator_key() -> str:
+    return OPERATOR_KEY_PREFIX + _random_token()
+
+
+def is_operator_key(key: str) -> bool:
+    """Operator keys are told from company keys by their prefix, before any lookup."""
+    return key.startswith(OPERATOR_KEY_PREFIX)
 
 
 def new_webhook_secret() -> str:

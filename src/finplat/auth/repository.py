@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from finplat.auth.models import ApiKey
+from finplat.auth.models import ApiKey, OperatorKey
 from finplat.kit.clock import utcnow
 
 
@@ -46,3 +46,16 @@ async def revoke_all_except(session: AsyncSession, *, company_id: int, keep_key_
     )
     result = await session.execute(stmt)
     return int(result.rowcount)  # type: ignore[attr-defined]
+
+
+async def find_active_operator_key(session: AsyncSession, key_hash: str) -> int | None:
+    stmt = select(OperatorKey.id).where(
+        OperatorKey.key_hash == key_hash, OperatorKey.revoked_at.is_(None)
+    )
+    found: int | None = (await session.execute(stmt)).scalar_one_or_none()
+    return found
+
+
+async def operator_key_is_active(session: AsyncSession, key_id: int) -> bool:
+    stmt = select(OperatorKey.id).where(OperatorKey.id == key_id, OperatorKey.revoked_at.is_(None))
+    return (await session.execute(stmt)).scalar_one_or_none() is not None

@@ -1,6 +1,6 @@
 """Imports every model so that `metadata` describes the whole schema (Alembic, tests)."""
 
-from finplat.auth.models import ApiKey
+from finplat.auth.models import ApiKey, OperatorKey
 from finplat.banking import models as banking_models
 from finplat.banking.fx import models as fx_models
 from finplat.banking.payees import models as payees_models
@@ -38,12 +38,16 @@ from finplat.providers.cards.sandbox.holder_accounts import SandboxHolderAccount
 from finplat.providers.crypto.sandbox.models import SandboxDepositAddress
 from finplat.providers.funding.sandbox.models import SandboxFundingConfirmation
 from finplat.providers.identity.sandbox.models import SandboxAccessToken, SandboxApplicant
+from finplat.providers.messaging.sandbox.models import SandboxMailboxMessage
 from finplat.providers.sandbox.faults import SandboxFault
 from finplat.providers.sandbox.models import SandboxCallback
 from finplat.provisioning.models import ProviderAccount
 from finplat.tiers.models import CardProduct, Tier
 from finplat.transactions import models as transactions_models
 from finplat.users.models import User
+from finplat.vouchers import models as voucher_models
+from finplat.vouchers.redemptions import models as voucher_redemption_models
+from finplat.vouchers.settings import models as voucher_settings_models
 
 metadata = Base.metadata
 
@@ -64,6 +68,9 @@ MODEL_MODULES = (
     crypto_exchange_models,
     crypto_transfers_models,
     crypto_edd_models,
+    voucher_settings_models,
+    voucher_models,
+    voucher_redemption_models,
 )
 
 __all__ = [
@@ -83,6 +90,7 @@ __all__ = [
     "LedgerBalance",
     "LedgerEntry",
     "LedgerTransfer",
+    "OperatorKey",
     "ProviderAccount",
     "ProviderCallback",
     "SandboxAccessToken",
@@ -98,6 +106,7 @@ __all__ = [
     "SandboxFault",
     "SandboxFundingConfirmation",
     "SandboxHolderAccount",
+    "SandboxMailboxMessage",
     "Tier",
     "User",
     "WebhookAttempt",

@@ -68,66 +68,81 @@ class AuthenticatedRoute(APIRoute):
         async def authenticated_handler(request: Request) -> Response:
             request = ExactJsonRequest(request.scope, request.receive)
             state = request.app.state
-            api_key, unusable = _api_key(request)
+            api_key, unusable = api_key_of(request)
             principal = await authentication.authenticate(
                 store=state.api_keys,
                 throttle=state.auth_throttle,
                 factory=state.session_factory,
                 api_key=api_key,
-                address=_address(request),
+                address=address_of(request),
                 missing=unusable,
             )
             request.state.company_id = principal.company_id
             await _count_against_rate_limit(request, principal)
             refuse_what_is_not_digits(request, integers)
             try:
-                await _read_whole_body(request)
+                await read_whole_body(request)
             except ClientDisconnect:
                 # Gone, or answered already by `RequestBodyGuard` (408, 413): nothing to send.
                 return Response(status_code=499)
-            factory: async_sessionmaker[AsyncSession] = state.session_factory
-            try:
-                async with unit_of_work(factory) as session:
-                    if api_key and not await key_store.still_active(session, principal):
-                        raise await authentication.revoked(
-                            store=state.api_keys,
-                            throttle=state.auth_throttle,
-                            api_key=api_key,
-                            address=_address(request),
-                        )
-                    bind_company(session, principal.company_id)
-                    request.state.session = session
-                    request.state.principal = principal
-                    response = _with_exact_numbers(await handler(request))
-                    held = _held_claim(request)
-                    if held is not None:
-                        # Same transaction as the operation's last effect.
-                        await idempotency.complete(
-                            session,
-                            held.claim,
-                            status=response.status_code,
-                            body=bytes(response.body),
-                            content_type=response.media_type or "application/json",
-                        )
-                    return response
-            except idempotency.StoredResponse as stored:
-                return Response(
-                    stored.body,
-                    status_code=stored.status,
-                    media_type=stored.content_type,
-                    headers={"Idempotent-Replayed": "true"},
-                )
-            except ApiError as error:
-                await _settle_claim_after_error(request, factory, error)
-                raise
-            except Exception:
-                await _settle_claim_after_error(request, factory, None)
-                raise
+
+            async def admit(session: AsyncSession) -> None:
+                if api_key and not await key_store.still_active(session, principal):
+                    raise await authentication.revoked(
+                        store=state.api_keys,
+                        throttle=state.auth_throttle,
+                        api_key=api_key,
+                        address=address_of(request),
+                    )
+                bind_company(session, principal.company_id)
+                request.state.principal = principal
+
+            return await serve_in_unit_of_work(request, handler, admit)
 
         return authenticated_handler
 
 
-def _api_key(request: Request) -> tuple[str | None, str]:
+async def serve_in_unit_of_work(
+    request: Request,
+    handler: Callable[[Request], Coroutine[Any, Any, Response]],
+    admit: Callable[[AsyncSession], Coroutine[Any, Any, None]],
+) -> Response:
+    """Run the endpoint in one unit of work, once `admit` has checked the caller's key is still
+    active and bound the caller to the session; store a claimed key's answer with the
+    operation's last effect, or settle the claim after an error."""
+    factory: async_sessionmaker[AsyncSession] = request.app.state.session_factory
+    try:
+        async with unit_of_work(factory) as session:
+            await admit(session)
+            request.state.session = session
+            response = _with_exact_numbers(await handler(request))
+            held = _held_claim(request)
+            if held is not None:
+                # Same transaction as the operation's last effect.
+                await idempotency.complete(
+                    session,
+                    held.claim,
+                    status=response.status_code,
+                    body=bytes(response.body),
+                    content_type=response.media_type or "application/json",
+                )
+            return response
+    except idempotency.StoredResponse as stored:
+        return Response(
+            stored.body,
+            status_code=stored.status,
+            media_type=stored.content_type,
+            headers={"Idempotent-Replayed": "true"},
+        )
+    except ApiError as error:
+        await _settle_claim_after_error(request, factory, error)
+        raise
+    except Exception:
+        await _settle_claim_after_error(request, factory, None)
+        raise
+
+
+def api_key_of(request: Request) -> tuple[str | None, str]:
     """The `x-api-key` header's value, or None with why it is unusable: missing, empty, or
     sent more than once (two keys are ambiguous: which company is calling?)."""
     values = request.headers.getlist(API_KEY_HEADER)
@@ -137,11 +152,11 @@ def _api_key(request: Request) -> tuple[str | None, str]:
     return (key or None), authentication.MISSING_KEY
 
 
-def _address(request: Request) -> str:
+def address_of(request: Request) -> str:
     return request.client.host if request.client else ""
 
 
-async def _read_whole_body(request: Request) -> None:
+async def read_whole_body(request: Request) -> None:
     """Read the body (cached on the request for the handler), and parse it now when it is
     JSON, so malformed or ambiguous JSON is refused before any transaction."""
     body = await request.body()
@@ -200,7 +215,7 @@ async def _settle_claim_after_error(
         await idempotency.store_failure(
             factory,
             held.claim,
-            scope=idempotency.REQUEST_SCOPE,
+            scope=held.scope,
             fingerprint_=held.fingerprint,
             method=held.method,
             path=held.path,

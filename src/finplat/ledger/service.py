@@ -57,6 +57,8 @@ class CompanyAccount(StrEnum):
     MASTER = "master"  # the company's own funds; pays top-ups and payouts
     FEE_REVENUE = "fee_revenue"  # fees the platform collected from the company's users
     SETTLEMENT = "settlement"  # money in transit with a provider; mirrors the outside world
+    VOUCHERS = "vouchers"  # the company's funds set aside for redeemed vouchers
+    REWARDS = "rewards"  # the company's funds set aside for referral rewards
 
 
 _COMPANY_ACCOUNT_RULES: dict[CompanyAccount, tuple[bool, int]] = {
@@ -64,6 +66,8 @@ _COMPANY_ACCOUNT_RULES: dict[CompanyAccount, tuple[bool, int]] = {
     CompanyAccount.MASTER: (False, HOT_ACCOUNT_SHARDS),
     CompanyAccount.FEE_REVENUE: (False, HOT_ACCOUNT_SHARDS),
     CompanyAccount.SETTLEMENT: (True, HOT_ACCOUNT_SHARDS),
+    CompanyAccount.VOUCHERS: (False, HOT_ACCOUNT_SHARDS),
+    CompanyAccount.REWARDS: (False, HOT_ACCOUNT_SHARDS),
 }
 
 
@@ -121,6 +125,14 @@ class TransferResult:
     transfer_id: int
     status: TransferStatus
     entries: tuple[Entry, ...]
+
+
+@dataclass(frozen=True)
+class Reservation:
+    """A pending transfer as `create_pending` made it, with the accounts of its legs."""
+
+    result: TransferResult
+    accounts: tuple[LedgerAccount, ...]
 
 
 # ---------------------------------------------------------------------------------- accounts
@@ -273,7 +285,6 @@ async def create_pending(
     details: dict[str, Any] | None = None,
     require_available: bool = False,
     accounts: Sequence[LedgerAccount] = (),
-    spread_credits: bool = False,
 ) -> TransferResult:
     """Reserve funds: debits leave the available balance now, credits are announced as
     pending; nothing is posted until `post_pending`.
@@ -283,19 +294,14 @@ async def create_pending(
     account's rule: the platform's own withdrawals from an account that facts decided
     elsewhere (a card network's purchases) may take below zero. `accounts`: the legs'
     accounts when the caller has just read them (of `company_id`), to save reading them
-    again. `spread_credits`: see `_spread_credit`."""
+    again."""
     accounts_by_id = {a.id: a for a in accounts if a.company_id == company_id}
     if all(leg.account_id in accounts_by_id for leg in legs):
         validate_legs(legs, _currencies(accounts_by_id))
     else:
         accounts_by_id = await _accounts_for(session, company_id, legs)
     entries = await _apply_new_legs(
-        session,
-        accounts_by_id,
-        legs,
-        pending=True,
-        require_available=require_available,
-        spread_credits=spread_credits,
+        session, accounts_by_id, legs, pending=True, require_available=require_available
     )
     return await _record(
         session,
@@ -318,14 +324,23 @@ async def post_pending(
     pending_id: int,
     legs: Sequence[Leg] | None = None,
     details: dict[str, Any] | None = None,
+    reservation: Reservation | None = None,
 ) -> TransferResult:
     """Settle a pending transfer, fully (legs omitted) or partially (legs: each account at
-    most what it had pending, same direction). The rest of the reservation is released."""
-    reserved = await _reserved_entries(session, pending_id)
+    most what it had pending, same direction). The rest of the reservation is released.
+    `reservation`: the pending transfer as its caller created it (entries are immutable, so
+    that copy is the truth), to save reading it again."""
+    if reservation is not None and reservation.result.transfer_id == pending_id:
+        reserved = list(reservation.result.entries)
+        known = {a.id: a for a in reservation.accounts if a.company_id == company_id}
+    else:
+        reserved, known = await _reserved_entries(session, pending_id), {}
     posting_legs = legs if legs is not None else [Leg(e.account_id, e.amount) for e in reserved]
-    accounts = await _own_accounts(
-        session, company_id, [*posting_legs, *(Leg(e.account_id, 0) for e in reserved)]
-    )
+    wanted = [*posting_legs, *(Leg(e.account_id, 0) for e in reserved)]
+    if all(leg.account_id in known for leg in wanted):
+        accounts = known
+    else:
+        accounts = await _own_accounts(session, company_id, wanted)
     validate_legs(posting_legs, _currencies(accounts))
     entries = releases(reserved) + split_posting(reserved, posting_legs)
     now = utcnow()
@@ -429,7 +444,6 @@ async def _apply_new_legs(
     *,
     pending: bool,
     require_available: bool = False,
-    spread_credits: bool = False,
 ) -> list[Entry]:
     """Apply new legs in lock order. All or nothing: if a debit fails for lack of funds,
     the balance rows already changed (still locked by us) are put back before raising, so
@@ -448,8 +462,6 @@ async def _apply_new_legs(
                 entries += await _debit_guarded(
                     session, account, amount, layer, covered=require_available
                 )
-            elif spread_credits and amount > 0 and account.shard_count > 1:
-                entries += await _spread_credit(session, account, amount, layer)
             else:
                 entries.append(await _apply_within_limit(session, account, amount, layer))
     except (InsufficientFunds, BalanceLimitExceeded):
@@ -491,41 +503,6 @@ async def _apply_within_limit(
         ):
             return Entry(account.id, shard, layer, amount)
     raise BalanceLimitExceeded()
-
-
-async def _spread_credit(
-    session: AsyncSession, account: LedgerAccount, amount: int, layer: Layer
-) -> list[Entry]:
-    """Credit a hot account evenly across its shards: money that arrives to be spent (a
-    company's funding of its master account) is then found by a withdrawal in whichever shard
-    it tries first, and parallel withdrawals lock different rows. One statement per shard,
-    for the rare arrival, saves two on each withdrawal that would otherwise miss."""
-    share, extra = divmod(amount, account.shard_count)
-    limit = MAX_BALANCE // account.shard_count
-    entries: list[Entry] = []
-    for shard in range(account.shard_count):
-        part = share + (1 if shard < extra else 0)
-        if part == 0:
-            continue
-        if part > limit or not await repository.apply_delta(
-            session,
-            account_id=account.id,
-            shard=shard,
-            delta=_delta(layer, part),
-            guarded=False,
-            limit=limit,
-        ):
-            for entry in reversed(entries):
-                await repository.apply_delta(
-                    session,
-                    account_id=entry.account_id,
-                    shard=entry.shard,
-                    delta=_delta(entry.layer, -entry.amount),
-                    guarded=False,
-                )
-            raise BalanceLimitExceeded()
-        entries.append(Entry(account.id, shard, layer, part))
-    return entries
 
 
 async def _debit_guarded(

@@ -29,6 +29,8 @@ from finplat.providers.funding.port import FundingRail
 from finplat.providers.funding.sandbox.adapter import SandboxFundingRail
 from finplat.providers.identity.port import IdentityVerification
 from finplat.providers.identity.sandbox.adapter import SandboxIdentityVerification
+from finplat.providers.messaging.port import CodeMailer
+from finplat.providers.messaging.sandbox.adapter import SandboxMailer
 from finplat.providers.switching.port import SwitchProvider
 from finplat.providers.switching.sandbox.adapter import SandboxSwitchProvider
 
@@ -56,6 +58,7 @@ class Providers:
     banking_onboarding: BankingOnboarding | None = None
     business_onboarding: BusinessOnboarding | None = None
     banking: BankingProvider | None = None
+    mailer: CodeMailer | None = None
     # The card programmes by provider name (`cardprov`, `switchprov`, `bankprov`).
     card_programs: dict[str, CardProgram] = field(default_factory=dict)
 
@@ -75,6 +78,7 @@ def build_providers(settings: Settings, factory: async_sessionmaker[AsyncSession
         banking_onboarding=SandboxBankingOnboarding(factory, latency_ms=latency),
         business_onboarding=SandboxBusinessOnboarding(factory, latency_ms=latency),
         banking=SandboxBanking(factory, latency_ms=latency),
+        mailer=SandboxMailer(factory),
         card_programs={
             name: SandboxCardProgram(
                 factory,

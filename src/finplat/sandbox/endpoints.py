@@ -12,6 +12,7 @@ from finplat.kit.money import UnknownCurrency, normalize_currency
 from finplat.kit.schemas import UserIdPath
 from finplat.kyc.schemas import DetailedStatusResponse, SandboxKycDecision
 from finplat.ledger.schemas import BalanceResponse
+from finplat.ledger.service import CompanyAccount
 from finplat.providers.names import ExternalProvider
 from finplat.providers.registry import configured
 from finplat.providers.sandbox import faults
@@ -28,12 +29,13 @@ router = api_router(tags=["Sandbox"])
 @router.post(
     "/api/v2/sandbox/company/funding",
     response_model=FundingResponse,
-    summary="Fund the company's master account (sandbox)",
+    summary="Fund a company account (sandbox)",
     description="Credits the company's master account in `Currency` from the sandbox "
     "provider's settlement account, once the sandbox funding provider confirms the incoming "
-    "transfer. Safe to retry with `Idempotency-Key`. A funding that would take the master "
-    "account past the ledger's limit (10^18 minor units: 10^16 USD, 10^12 USDC) is 409 "
-    "`BALANCE_LIMIT_EXCEEDED`.",
+    "transfer; `Account` `VOUCHERS` or `REWARDS` credits the account that pays redeemed "
+    "vouchers or referral rewards instead. Safe to retry with `Idempotency-Key`. A funding "
+    "that would take the account past the ledger's limit (10^18 minor units: 10^16 USD, "
+    "10^12 USDC) is 409 `BALANCE_LIMIT_EXCEEDED`.",
     responses=error_responses(400, 409, 503),
 )
 async def fund_company(
@@ -58,6 +60,7 @@ async def fund_company(
         money=money,
         rail=rail,
         policy=providers.policy,
+        account=CompanyAccount[body.Account.value],
     )
     return FundingResponse(
         TransferId=result.transfer_id,

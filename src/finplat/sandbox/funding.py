@@ -1,4 +1,5 @@
-"""Sandbox company funding: credit a company's master account from the provider's settlement.
+"""Sandbox company funding: credit a company's master account (or its voucher or rewards
+funding account) from the provider's settlement.
 
 Phases (each a recovery point, so a retry after a crash resumes and never repeats the
 provider call):
@@ -61,10 +62,12 @@ async def fund_company(
     money: Money,
     rail: FundingRail,
     policy: CallPolicy,
+    account: CompanyAccount = CompanyAccount.MASTER,
 ) -> Funding:
-    """Credit `money` to the company's master account once the funding provider confirms."""
+    """Credit `money` to the company's `account` (the master account unless told) once the
+    funding provider confirms."""
     master = await ledger.company_account(
-        session, company_id=company_id, kind=CompanyAccount.MASTER, currency=money.currency
+        session, company_id=company_id, kind=account, currency=money.currency
     )
     if claim.recovery_point == idempotency.STARTED:
         settlement = await ledger.company_account(
@@ -77,7 +80,6 @@ async def fund_company(
             code="company.funding",
             expires_at=utcnow() + RESERVATION_LIFETIME,
             reference=claim.key,
-            spread_credits=True,  # top-ups take it from any master shard
         )
         await idempotency.checkpoint(session, claim, RESERVED, pending_id=pending.transfer_id)
     else:
@@ -120,6 +122,7 @@ async def fund_company(
             "transferId": posted.transfer_id,
             "currency": money.currency,
             "amount": money.amount,
+            "account": account.name,
             "providerReference": confirmation.provider_reference,
         },
     )

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from decimal import Decimal
+from enum import StrEnum
 from typing import Annotated
 
 from pydantic import ConfigDict, Field
@@ -10,6 +11,14 @@ from finplat.kit.money import CURRENCY_CODES, AmountRange, DecimalAmount, precis
 from finplat.kit.schemas import RequestModel, ResponseModel
 from finplat.ledger.schemas import BalanceResponse
 from finplat.sandbox.funding import MAX_FUNDING
+
+
+class FundedAccount(StrEnum):
+    """The company accounts a sandbox funding can credit."""
+
+    MASTER = "MASTER"  # pays card top-ups and payouts
+    VOUCHERS = "VOUCHERS"  # pays redeemed vouchers
+    REWARDS = "REWARDS"  # pays referral rewards
 
 
 class FundingRequest(RequestModel):
@@ -31,6 +40,11 @@ class FundingRequest(RequestModel):
             description="Major units with at most the currency's decimals (2 for most, 0 for JPY "
             "and the like, 3 for KWD and the like, 6 for USDC and USDT).",
         )
+    )
+    Account: Annotated[FundedAccount, Field(strict=False)] = Field(
+        default=FundedAccount.MASTER,
+        description="The company account credited: `MASTER` (the default; pays top-ups and "
+        "payouts), `VOUCHERS` (pays redeemed vouchers) or `REWARDS` (pays referral rewards).",
     )
 
 

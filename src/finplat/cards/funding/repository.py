@@ -32,6 +32,32 @@ class FundingRepository(CompanyRepository[CardFunding]):
         )
         return str((await self.session.execute(stmt)).scalar_one())
 
+    async def complete_if_pending(
+        self,
+        funding_id: int,
+        *,
+        pending: str,
+        completed: str,
+        movement_id: str | None,
+        now: datetime,
+    ) -> bool:
+        """Mark a funding still `pending` completed (one statement: the check and the change);
+        whether this caller did."""
+        values: dict[str, Any] = {"status": completed, "completed_at": now, "updated_at": now}
+        if movement_id is not None:
+            values["provider_movement_id"] = movement_id
+        done = await self.session.execute(
+            update(CardFunding)
+            .where(
+                CardFunding.company_id == self.company_id,
+                CardFunding.id == funding_id,
+                CardFunding.status == pending,
+            )
+            .values(**values)
+            .execution_options(synchronize_session=False)
+        )
+        return bool(getattr(done, "rowcount", 0))
+
     async def take_provider_call(
         self, funding_id: int, *, pending: str, now: datetime, until: datetime
     ) -> bool:

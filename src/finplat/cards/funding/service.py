@@ -32,6 +32,7 @@ from decimal import Decimal
 from enum import StrEnum
 
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm.attributes import set_committed_value
 
 from finplat.cards.controls.service import take_control_answer
 from finplat.cards.errors import MasterAccountShort
@@ -78,6 +79,11 @@ class FundingKind(StrEnum):
     UNLOAD = "UNLOAD"
     AUTO_TOPUP = "AUTO_TOPUP"
     DECLINE_FEE = "DECLINE_FEE"
+    VOUCHER = "VOUCHER"  # a redeemed voucher's value, from the company's voucher funding
+
+
+# Loads onto the card (resumed with `topup`), and what each is paid from.
+LOADS = (FundingKind.TOPUP, FundingKind.AUTO_TOPUP, FundingKind.VOUCHER)
 
 
 class FundingStatus(StrEnum):
@@ -157,16 +163,21 @@ async def card_account(session: AsyncSession, card: Card) -> LedgerAccount:
 
 
 async def _master_and_revenue(
-    session: AsyncSession, company_id: int, currency: str
+    session: AsyncSession,
+    company_id: int,
+    currency: str,
+    source: CompanyAccount = CompanyAccount.MASTER,
 ) -> tuple[LedgerAccount, LedgerAccount]:
-    """The company's master and fee revenue accounts, the two sides of every card funding."""
+    """The company's account a funding is paid from or to (`source`: the master account,
+    or the voucher funding for a redeemed voucher) and its fee revenue account, the two
+    sides of every card funding."""
     accounts = await ledger.company_accounts_in(
         session,
         company_id=company_id,
-        kinds=(CompanyAccount.MASTER, CompanyAccount.FEE_REVENUE),
+        kinds=(source, CompanyAccount.FEE_REVENUE),
         currency=currency,
     )
-    return accounts[CompanyAccount.MASTER], accounts[CompanyAccount.FEE_REVENUE]
+    return accounts[source], accounts[CompanyAccount.FEE_REVENUE]
 
 
 def _check_accepts_money(card: Card, currency: str) -> None:
@@ -177,6 +188,11 @@ def _check_accepts_money(card: Card, currency: str) -> None:
 
 async def funding_of(session: AsyncSession, company_id: int, funding_id: int) -> CardFunding:
     return await FundingRepository(session, company_id).one(funding_id)
+
+
+async def funding_by_key(session: AsyncSession, company_id: int, key: str) -> CardFunding | None:
+    """The funding made under provider key `key` (a load's: `claim.derived_key(LOAD_STEP)`)."""
+    return await FundingRepository(session, company_id).by_provider_key(key)
 
 
 async def _resume(session: AsyncSession, claim: Claim, company_id: int) -> CardFunding:
@@ -204,19 +220,30 @@ async def topup(
     money: Money,
     kind: FundingKind = FundingKind.TOPUP,
     trigger: str | None = None,
+    source: CompanyAccount = CompanyAccount.MASTER,
+    short: type[ApiError] = MasterAccountShort,
 ) -> Funded:
+    """Load `money` onto the card from the company's `source` account (`short` when it
+    cannot pay). A voucher's value loads whole: its kind pays no top-up fee."""
     if claim.recovery_point == idempotency.STARTED:
         card = await find_card(session, company_id=company_id, card_id=card_id, lock=True)
         _check_accepts_money(card, money.currency)
         program_of(providers, card)
         provider_card_id(card)
-        row = await _reserve_topup(
-            session, claim, card, money, kind, trigger, _lease_end(providers.policy)
+        row, reservation = await _reserve_topup(
+            session,
+            claim,
+            card,
+            money,
+            kind,
+            trigger,
+            _lease_end(providers.policy),
+            source,
+            short,
         )
         await idempotency.checkpoint(session, claim, RESERVED, funding_id=row.id)
-        leased = True
     else:
-        leased = False
+        reservation = None
         row = await _resume(session, claim, company_id)
         card = await find_card(session, company_id=company_id, card_id=row.card_id)
     program = program_of(providers, card)
@@ -234,10 +261,10 @@ async def topup(
                 load=True,
                 amount_minor=load_minor,
                 on_refusal=lambda: _restore_fee(session, company_id, row),
-                leased=leased,
+                leased=reservation is not None,
             )
         # The card as `complete_movement` re-read it under its lock.
-        card = await complete_movement(session, card, row, movement)
+        card = await complete_movement(session, card, row, movement, reservation)
         # Not a commit of its own: the answer is stored with the posting. A crash before that
         # resumes at `reserved`, finds the funding completed and goes on from here.
         idempotency.reached(claim, LOADED)
@@ -258,14 +285,16 @@ async def _reserve_topup(
     kind: FundingKind,
     trigger: str | None,
     lease_until: datetime,
-) -> CardFunding:
+    source: CompanyAccount = CompanyAccount.MASTER,
+    short: type[ApiError] = MasterAccountShort,
+) -> tuple[CardFunding, ledger.Reservation]:
     schedule = await schedule_for(session, company_id=card.company_id, tier_id=card.tier_id)
-    fee = schedule.topup_fee(money.minor)
+    fee = 0 if kind == FundingKind.VOUCHER else schedule.topup_fee(money.minor)
     net = money.minor - fee
     paid = min(card.outstanding_fee_minor, net)
     card.outstanding_fee_minor -= paid
     load = net - paid
-    master, revenue = await _master_and_revenue(session, card.company_id, money.currency)
+    master, revenue = await _master_and_revenue(session, card.company_id, money.currency, source)
     account = await card_account(session, card)
     key = claim.derived_key(LOAD_STEP)
     legs = [Leg(master.id, -money.minor)]
@@ -285,10 +314,11 @@ async def _reserve_topup(
             accounts=(master, revenue, account),
         )
     except ledger.InsufficientFunds:
-        raise MasterAccountShort() from None
-    return await _record(
+        raise short() from None
+    row = await _record(
         session, card, kind, money, fee, key, pending.transfer_id, paid, trigger, lease_until
     )
+    return row, ledger.Reservation(pending, (master, revenue, account))
 
 
 async def _record(
@@ -468,21 +498,42 @@ def _as_answer(refusal: ProviderRejected) -> ApiError:
 
 
 async def complete_movement(
-    session: AsyncSession, card: Card, row: CardFunding, movement: CardMovement | None
+    session: AsyncSession,
+    card: Card,
+    row: CardFunding,
+    movement: CardMovement | None,
+    reservation: ledger.Reservation | None = None,
 ) -> Card:
     """Post the movement's reservation (unless a parallel resumption did); the card, re-read
-    under its row lock."""
+    under its row lock. `reservation`: the ledger's pending transfer as this request made it."""
     assert row.ledger_pending_id is not None
     # The card row first, then the ledger accounts: the order every card money path locks in
     # (reversed, parallel requests on one card deadlock).
     card = await find_card(session, company_id=card.company_id, card_id=card.id, lock=True)
-    if not await _still_pending(session, row):
+    now = utcnow()
+    movement_id = None if movement is None else movement.movement_id
+    if not await FundingRepository(session, row.company_id).complete_if_pending(
+        row.id,
+        pending=FundingStatus.PENDING.value,
+        completed=FundingStatus.COMPLETED.value,
+        movement_id=movement_id,
+        now=now,
+    ):
+        await session.refresh(row)
         return card  # a parallel resumption of the same movement completed it
-    await ledger.post_pending(session, company_id=card.company_id, pending_id=row.ledger_pending_id)
-    row.status = FundingStatus.COMPLETED.value
-    row.completed_at = utcnow()
+    await ledger.post_pending(
+        session,
+        company_id=card.company_id,
+        pending_id=row.ledger_pending_id,
+        reservation=reservation,
+    )
+    # What the statement above wrote, without writing it again.
+    set_committed_value(row, "status", FundingStatus.COMPLETED.value)
+    set_committed_value(row, "completed_at", now)
+    set_committed_value(row, "updated_at", now)
+    if movement_id is not None:
+        set_committed_value(row, "provider_movement_id", movement_id)
     if movement is not None:
-        row.provider_movement_id = movement.movement_id
         card.last_balance_minor = movement.balance_minor
     await session.flush()
     return card
@@ -549,6 +600,9 @@ async def unload(
                 require_available=True,
                 accounts=(master, revenue, account),
             )
+            reservation: ledger.Reservation | None = ledger.Reservation(
+                pending, (master, revenue, account)
+            )
         except ledger.InsufficientFunds:
             raise InsufficientCardBalance(
                 "The card does not hold that much available.",
@@ -567,11 +621,10 @@ async def unload(
             _lease_end(providers.policy),
         )
         await idempotency.checkpoint(session, claim, RESERVED, funding_id=row.id)
-        leased = True
     else:
         row = await _resume(session, claim, company_id)
         card = await find_card(session, company_id=company_id, card_id=row.card_id)
-        leased = False
+        reservation = None
     if row.status == FundingStatus.PENDING:
         program = program_of(providers, card)
         movement = await _move(
@@ -585,9 +638,9 @@ async def unload(
             amount_minor=row.amount_minor,
             # A decline fee collected at cancellation is owed again if the provider refuses.
             on_refusal=lambda: _restore_fee(session, company_id, row),
-            leased=leased,
+            leased=reservation is not None,
         )
-        await complete_movement(session, card, row, movement)
+        await complete_movement(session, card, row, movement, reservation)
     return Funded(row, card)
 
 
@@ -620,7 +673,7 @@ async def settle_pending(
             recovery_point=RESERVED,
             state={"funding_id": funding_id},
         )
-        move = topup if kind in (FundingKind.TOPUP, FundingKind.AUTO_TOPUP) else unload
+        move = topup if kind in LOADS else unload
         try:
             await move(
                 session,
