@@ -38,6 +38,7 @@ from tests.bankprov_onboarding.steps import proof as bankprov_proof
 from tests.business import steps as business_steps
 from tests.cards import steps as card_steps
 from tests.conftest import Tenant, TenantFactory
+from tests.crypto import steps as crypto_steps
 from tests.documents import samples
 from tests.factories import user_payload
 from tests.payments import steps as payment_steps
@@ -65,6 +66,7 @@ class Seeded:
     company_id: int  # the admin routes' `companyId`
     voucher_group_id: str  # a voucher group holding one voucher
     redemption_id: str  # a redemption of it by the card holder, waiting for its code
+    crypto: SeededCrypto  # a verified user with a pay-in address and a deposit: crypto routes
 
     @property
     def markers(self) -> set[str]:
@@ -81,6 +83,10 @@ class Seeded:
             self.banking.payment_request_id,
             self.banking.mandate_id,
             self.banking.collection_id,
+            self.crypto.address,
+            self.crypto.deposit_id,
+            self.crypto.quote_id,
+            self.crypto.transfer_id,
         }
 
 
@@ -99,6 +105,15 @@ class SeededBanking:
     payment_request_id: str
     mandate_id: str
     collection_id: str
+
+
+@dataclass
+class SeededCrypto:
+    user_id: int
+    address: str
+    deposit_id: str
+    quote_id: str
+    transfer_id: str
 
 
 @dataclass
@@ -142,6 +157,10 @@ IDENTIFIERS: dict[str, tuple[Callable[[Seeded], Any], Any]] = {
     "CardId": (lambda s: s.card.card_id, MISSING_INT),
     "CardTypeId": (lambda s: s.card.card_type_id, MISSING_INT),
     "cardTypeId": (lambda s: s.card.card_type_id, MISSING_INT),
+    "cryptoUserId": (lambda s: s.crypto.user_id, MISSING_INT),
+    "depositId": (lambda s: s.crypto.deposit_id, "cdp_" + "0" * 24),
+    "cryptoQuoteId": (lambda s: s.crypto.quote_id, "cxq_" + "0" * 24),
+    "transferId": (lambda s: s.crypto.transfer_id, "ctr_" + "0" * 24),
     "companyId": (lambda s: s.company_id, MISSING_INT),
     "groupId": (lambda s: s.voucher_group_id, "00000000-0000-4000-8000-000000000000"),
     "redemptionId": (lambda s: s.redemption_id, "00000000-0000-4000-8000-000000000000"),
@@ -156,6 +175,8 @@ BANKING_PATHS = (
     "/api/v2/payments/",
     "/api/v2/sandbox/payments/",
 )
+# Routes whose `userId` must be the holder of the crypto deposit.
+CRYPTO_PATHS = ("/api/v2/crypto-virtual-accounts/", "/api/v2/sandbox/crypto/")
 # Routes whose `userId` must be the card holder.
 CARD_PATHS = ("/api/v2/cards", "/api/v2/sandbox/cards/", "/api/v2/vouchers/")
 # Routes whose `{id}` is a voucher redemption's.
@@ -171,6 +192,8 @@ OWN_LABELS: set[tuple[str, str, str]] = {
     ("POST", "/api/v2/payments/mandates", "ExternalReferenceId"),
     ("POST", "/api/v2/payments/collections", "merchantReferenceId"),
     ("POST", "/api/v2/cards", "DesignId"),  # a design of the catalogue, not a reference
+    ("POST", "/api/v2/crypto-virtual-accounts/payin-address", "chain_id"),  # a network's number
+    ("POST", "/api/v2/sandbox/crypto/deposits", "ChainId"),
 }
 
 # Bodies for operations that need more than identifiers: (method, path) -> body.
@@ -270,6 +293,34 @@ BODIES: dict[tuple[str, str], dict[str, Any]] = {
         "Merchant": "Tenancy",
     },
     ("POST", "/api/v2/sandbox/cards/{cardId}/deposits"): {"Amount": 1, "Currency": "USDC"},
+    ("POST", "/api/v2/sandbox/crypto/deposits/{depositId}/confirmations"): {"Blocks": 1},
+    ("POST", "/api/v2/sandbox/crypto/bankprov-deposits/{transferId}/settle"): {"Outcome": "FAILED"},
+    ("POST", "/api/v2/crypto-virtual-accounts/verification/edd"): {
+        **dict.fromkeys(
+            (
+                "CapitalOfCompany",
+                "GiftOrInheritance",
+                "ProfitFromSoldOrMaturingInvestments",
+                "ProfitsFromPropertySale",
+                "ProfitsFromSaleOfCompany",
+                "CompensationPayment",
+                "Pension",
+                "Other",
+            ),
+            "None",
+        ),
+        "ProfessionalSalary": {"AnnualAmount": 1, "Currency": "EUR"},
+        "FileUrls": [],
+    },
+    ("POST", "/api/v2/crypto-virtual-accounts/exchange/quote"): {
+        "CryptoCurrency": "USDC",
+        "Amount": 10,
+        "FiatCurrency": "EUR",
+    },
+    ("POST", "/api/v2/crypto-virtual-accounts/payin-address"): {
+        "crypto_currency": "USDC",
+        "chain_id": 1,
+    },
     ("POST", "/api/v2/admin/vouchers/groups"): {"Name": "Tenancy"},
     ("POST", "/api/v2/admin/vouchers/groups/{groupId}/vouchers"): {"Value": 1, "Currency": "USD"},
     ("POST", "/api/v2/vouchers/redemptions"): {"VoucherCode": "VCH-0000-0000-0000-0000-0000"},
@@ -414,6 +465,10 @@ def request_for(call: Call, given: Callable[[str], Any]) -> dict[str, Any]:
             return given("bankingUserId")
         if name == "userId" and call.path.startswith(CARD_PATHS):
             return given("cardUserId")
+        if name == "userId" and call.path.startswith(CRYPTO_PATHS):
+            return given("cryptoUserId")
+        if name == "QuoteId" and call.path.startswith(CRYPTO_PATHS):
+            return given("cryptoQuoteId")
         if name == "id" and call.path.startswith(REDEMPTION_PATHS):
             return given("redemptionId")
         return given(name)
@@ -473,6 +528,7 @@ async def seed(tenant: Tenant) -> Seeded:
     business_user_id, person_id = await business_steps.seed_person(client)
     banking = await seed_banking(client)
     card = await seed_card(client)
+    crypto = await seed_crypto(client)
     return Seeded(
         user["Id"],
         external,
@@ -488,6 +544,25 @@ async def seed(tenant: Tenant) -> Seeded:
         card,
         tenant.company_id,
         *await seed_vouchers(client, card),
+        crypto,
+    )
+
+
+async def seed_crypto(client: httpx.AsyncClient) -> SeededCrypto:
+    """A banking user with crypto credited, a pending deposit, an accepted quote (its
+    transfer pending) and an open quote."""
+    user, budget = await crypto_steps.crypto_banking_user(client, "50")
+    address = await crypto_steps.payin_address(client, user["Id"], "USDC", 1)
+    deposit = await crypto_steps.send(client, address["Address"], 5)
+    accepted = await crypto_steps.exchange_quote(client, user["Id"], budget["BudgetId"], "10")
+    transfer = (await crypto_steps.accept(client, user["Id"], accepted["QuoteId"])).json()
+    quote = await crypto_steps.exchange_quote(client, user["Id"], budget["BudgetId"], "10")
+    return SeededCrypto(
+        user["Id"],
+        address["Address"],
+        deposit["DepositId"],
+        quote["QuoteId"],
+        transfer["TransferId"],
     )
 
 

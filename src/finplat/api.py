@@ -20,6 +20,11 @@ from finplat.cards.endpoints import router as cards_router
 from finplat.cards.funding.endpoints import router as card_funding_router
 from finplat.cards.physical.endpoints import router as physical_cards_router
 from finplat.companies.endpoints import router as company_router
+from finplat.crypto.addresses.endpoints import router as crypto_addresses_router
+from finplat.crypto.deposits.endpoints import router as crypto_deposits_router
+from finplat.crypto.edd.endpoints import router as crypto_edd_router
+from finplat.crypto.exchange.endpoints import router as crypto_exchange_router
+from finplat.crypto.transfers.endpoints import router as crypto_transfers_router
 from finplat.events.endpoints import router as events_router
 from finplat.http.health import router as health_router
 from finplat.kyc.endpoints import router as kyc_router
@@ -34,6 +39,7 @@ from finplat.sandbox.cards.authorization_endpoints import router as card_authori
 from finplat.sandbox.cards.deposit_endpoints import router as card_deposit_router
 from finplat.sandbox.cards.endpoints import router as sandbox_cards_router
 from finplat.sandbox.cards.widget_page import router as card_widget_router
+from finplat.sandbox.crypto.endpoints import router as sandbox_crypto_router
 from finplat.sandbox.endpoints import router as sandbox_router
 from finplat.sandbox.hosted_kyc import router as hosted_kyc_router
 from finplat.sandbox.payments.endpoints import router as sandbox_payments_router
@@ -67,6 +73,11 @@ ROUTERS: tuple[APIRouter, ...] = (
     mandates_router,
     collections_router,
     transactions_router,
+    crypto_addresses_router,
+    crypto_deposits_router,
+    crypto_exchange_router,
+    crypto_transfers_router,
+    crypto_edd_router,
     card_funding_router,
     physical_cards_router,
     cards_router,
@@ -85,6 +96,7 @@ SANDBOX_ROUTERS: tuple[APIRouter, ...] = (
     sandbox_payments_router,
     card_authorizations_router,
     card_deposit_router,
+    sandbox_crypto_router,
     sandbox_cards_router,
     card_widget_router,
     sandbox_vouchers_router,

@@ -13,6 +13,8 @@ HANDLER_MODULES = (
     "finplat.payments.requests.callbacks",
     "finplat.payments.mandates.callbacks",
     "finplat.cards.callbacks",
+    "finplat.crypto.deposits.callbacks",
+    "finplat.crypto.exchange.callbacks",
 )
 
 

@@ -19,6 +19,7 @@ from finplat.banking.payees import service as payees
 from finplat.cards.funding import provider_blocks
 from finplat.companies import service as companies
 from finplat.config import Settings
+from finplat.crypto.deposits import topups as crypto_topups
 from finplat.db.unit_of_work import unit_of_work
 from finplat.events.worker import WebhookWorker
 from finplat.idempotency import service as idempotency
@@ -36,6 +37,7 @@ log = structlog.get_logger("finplat.jobs")
 MAINTENANCE_INTERVAL_SECONDS = 60.0
 PROVISIONING_INTERVAL_SECONDS = 1.0
 CARD_BLOCK_INTERVAL_SECONDS = 5.0
+CRYPTO_TOPUP_INTERVAL_SECONDS = 5.0
 
 
 def webhook_worker(settings: Settings, factory: async_sessionmaker[AsyncSession]) -> WebhookWorker:
@@ -115,6 +117,23 @@ def _provisioning_loop(
     )
 
 
+def _crypto_topup_loop(
+    factory: async_sessionmaker[AsyncSession], providers: Providers, stop: asyncio.Event
+) -> Coroutine[None, None, None]:
+    """Runs the card deposit auto top-ups that credited crypto deposits feed."""
+
+    async def step() -> dict[str, int]:
+        return {"deposits": await crypto_topups.run_due(factory, providers, company_id=None)}
+
+    return _every(
+        stop,
+        CRYPTO_TOPUP_INTERVAL_SECONDS,
+        step,
+        done="crypto_topups_settled",
+        failed="crypto_topup_error",
+    )
+
+
 def _card_block_loop(
     factory: async_sessionmaker[AsyncSession], providers: Providers, stop: asyncio.Event
 ) -> Coroutine[None, None, None]:
@@ -142,6 +161,7 @@ async def run_background(
         _maintenance_loop(factory, stop),
         _provisioning_loop(factory, providers, stop),
         _card_block_loop(factory, providers, stop),
+        _crypto_topup_loop(factory, providers, stop),
         _reconciliation_loop(factory, providers, stop, settings.reconcile_interval_seconds),
     ]
     if settings.sandbox:

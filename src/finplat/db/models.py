@@ -11,6 +11,11 @@ from finplat.business.models import AssociatedPerson, BusinessApplication, Busin
 from finplat.cards import models as cards_models
 from finplat.cards.funding import models as cards_funding_models
 from finplat.companies.models import Company
+from finplat.crypto.addresses import models as crypto_addresses_models
+from finplat.crypto.deposits import models as crypto_deposits_models
+from finplat.crypto.edd import models as crypto_edd_models
+from finplat.crypto.exchange import models as crypto_exchange_models
+from finplat.crypto.transfers import models as crypto_transfers_models
 from finplat.db.base import Base
 from finplat.events.models import Event, WebhookAttempt, WebhookDelivery
 from finplat.idempotency.models import IdempotencyKey
@@ -64,6 +69,11 @@ MODEL_MODULES = (
     payment_requests_models,
     payment_mandates_models,
     payment_collections_models,
+    crypto_addresses_models,
+    crypto_deposits_models,
+    crypto_exchange_models,
+    crypto_transfers_models,
+    crypto_edd_models,
     voucher_settings_models,
     voucher_models,
     voucher_redemption_models,
