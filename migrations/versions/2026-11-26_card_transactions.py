@@ -6,7 +6,7 @@ per provider event id); the sandbox card provider's events carry their purchase'
 company's authorization rules (`authorization_rules`).
 
 Revision ID: 0020
-Revises: 0023
+Revises: 0021
 Create Date: 2026-11-26 17:34:41.200031
 """
 
@@ -20,7 +20,7 @@ from alembic import op
 import finplat.db.types
 
 revision: str = "0020"
-down_revision: str | None = "0023"
+down_revision: str | None = "0021"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

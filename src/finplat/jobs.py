@@ -20,11 +20,13 @@ from finplat.cards.funding import provider_blocks
 from finplat.cards.transactions import service as card_transactions
 from finplat.companies import service as companies
 from finplat.config import Settings
+from finplat.crypto.deposits import topups as crypto_topups
 from finplat.db.unit_of_work import unit_of_work
 from finplat.events.worker import WebhookWorker
 from finplat.idempotency import service as idempotency
 from finplat.kit.clock import pause
 from finplat.ledger import service as ledger
+from finplat.payments.requests import service as payment_requests
 from finplat.providers.registry import Providers, build_providers
 from finplat.providers.sandbox import delivery as sandbox_delivery
 from finplat.provisioning import card_accounts
@@ -36,6 +38,7 @@ log = structlog.get_logger("finplat.jobs")
 MAINTENANCE_INTERVAL_SECONDS = 60.0
 PROVISIONING_INTERVAL_SECONDS = 1.0
 CARD_BLOCK_INTERVAL_SECONDS = 5.0
+CRYPTO_TOPUP_INTERVAL_SECONDS = 5.0
 
 
 def webhook_worker(settings: Settings, factory: async_sessionmaker[AsyncSession]) -> WebhookWorker:
@@ -63,6 +66,8 @@ async def maintenance_once(
     async with unit_of_work(factory) as session:
         resealed = await companies.reseal_secrets(session)
     async with unit_of_work(factory) as session:
+        requests_expired = await payment_requests.expire_due(session)
+    async with unit_of_work(factory) as session:
         redemptions_expired = await voucher_redemptions.expire_due(session)
     return {
         "expired_reservations": expired,
@@ -70,6 +75,7 @@ async def maintenance_once(
         "purged_idempotency_keys": purged,
         "expired_payees": payees_expired,
         "resealed_secrets": resealed,
+        "expired_payment_requests": requests_expired,
         "expired_voucher_redemptions": redemptions_expired,
     }
 
@@ -118,6 +124,23 @@ def _provisioning_loop(
     )
 
 
+def _crypto_topup_loop(
+    factory: async_sessionmaker[AsyncSession], providers: Providers, stop: asyncio.Event
+) -> Coroutine[None, None, None]:
+    """Runs the card deposit auto top-ups that credited crypto deposits feed."""
+
+    async def step() -> dict[str, int]:
+        return {"deposits": await crypto_topups.run_due(factory, providers, company_id=None)}
+
+    return _every(
+        stop,
+        CRYPTO_TOPUP_INTERVAL_SECONDS,
+        step,
+        done="crypto_topups_settled",
+        failed="crypto_topup_error",
+    )
+
+
 def _card_block_loop(
     factory: async_sessionmaker[AsyncSession], providers: Providers, stop: asyncio.Event
 ) -> Coroutine[None, None, None]:
@@ -145,6 +168,7 @@ async def run_background(
         _maintenance_loop(factory, stop, timedelta(days=settings.card_hold_expiry_days)),
         _provisioning_loop(factory, providers, stop),
         _card_block_loop(factory, providers, stop),
+        _crypto_topup_loop(factory, providers, stop),
         _reconciliation_loop(factory, providers, stop, settings.reconcile_interval_seconds),
     ]
     if settings.sandbox:
