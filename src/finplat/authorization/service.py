@@ -206,6 +206,9 @@ def _configuration(rule_type: RuleKind, sent: dict[str, Any] | None) -> str:
 
 async def _check_scope(session: AsyncSession, company_id: int, rule: AuthorizationRule) -> None:
     scope = RuleScope(rule.scope_type)
+    if rule.user_id is not None:
+        # A user id that names nobody is 404 USER_NOT_FOUND wherever it appears.
+        await users.get_user(session, company_id=company_id, user_id=rule.user_id)
     if scope is RuleScope.CARD:
         if rule.card_id is None:
             raise ValidationFailed(validation_errors={"CardId": ["A CARD rule needs a CardId."]})
