@@ -121,6 +121,10 @@ class SeededCard:
     user_id: int
     card_id: int
     card_type_id: int
+    card_transaction_id: int  # a purchase with the card, held
+    authorization_id: str  # its network id
+    rule_id: int  # an authorization rule on the card
+    bin_range_id: int  # the card's BIN range
 
 
 # How to fill each identifier: (A's value, a value that exists for nobody).
@@ -157,6 +161,10 @@ IDENTIFIERS: dict[str, tuple[Callable[[Seeded], Any], Any]] = {
     "CardId": (lambda s: s.card.card_id, MISSING_INT),
     "CardTypeId": (lambda s: s.card.card_type_id, MISSING_INT),
     "cardTypeId": (lambda s: s.card.card_type_id, MISSING_INT),
+    "cardTransactionId": (lambda s: s.card.card_transaction_id, MISSING_INT),
+    "authorizationId": (lambda s: s.card.authorization_id, "cardprov_auth_" + "0" * 24),
+    "ruleId": (lambda s: s.card.rule_id, MISSING_INT),
+    "BinRangeId": (lambda s: s.card.bin_range_id, MISSING_INT),
     "cryptoUserId": (lambda s: s.crypto.user_id, MISSING_INT),
     "depositId": (lambda s: s.crypto.deposit_id, "cdp_" + "0" * 24),
     "cryptoQuoteId": (lambda s: s.crypto.quote_id, "cxq_" + "0" * 24),
@@ -178,7 +186,12 @@ BANKING_PATHS = (
 # Routes whose `userId` must be the holder of the crypto deposit.
 CRYPTO_PATHS = ("/api/v2/crypto-virtual-accounts/", "/api/v2/sandbox/crypto/")
 # Routes whose `userId` must be the card holder.
-CARD_PATHS = ("/api/v2/cards", "/api/v2/sandbox/cards/", "/api/v2/vouchers/")
+CARD_PATHS = (
+    "/api/v2/cards",
+    "/api/v2/sandbox/cards/",
+    "/api/v2/card-transactions",
+    "/api/v2/vouchers/",
+)
 # Routes whose `{id}` is a voucher redemption's.
 REDEMPTION_PATHS = ("/api/v2/vouchers/redemptions/", "/api/v2/sandbox/vouchers/redemptions/")
 
@@ -293,6 +306,18 @@ BODIES: dict[tuple[str, str], dict[str, Any]] = {
         "Merchant": "Tenancy",
     },
     ("POST", "/api/v2/sandbox/cards/{cardId}/deposits"): {"Amount": 1, "Currency": "USDC"},
+    **{
+        ("POST", f"/api/v2/sandbox/cards/{{cardId}}/authorizations/{{authorizationId}}/{step}"): {
+            "Amount": 1
+        }
+        for step in ("clear", "reverse", "increment", "refund")
+    },
+    ("POST", "/api/v2/authorization/rules"): {
+        "ScopeType": "CARD",
+        "RuleType": "MCC_BLOCK",
+        "Configuration": {"Mccs": ["0002"]},
+    },
+    ("PATCH", "/api/v2/authorization/rules/{ruleId}"): {"Active": True},
     ("POST", "/api/v2/sandbox/crypto/deposits/{depositId}/confirmations"): {"Blocks": 1},
     ("POST", "/api/v2/sandbox/crypto/bankprov-deposits/{transferId}/settle"): {"Outcome": "FAILED"},
     ("POST", "/api/v2/crypto-virtual-accounts/verification/edd"): {
@@ -586,7 +611,40 @@ async def seed_vouchers(client: httpx.AsyncClient, card: SeededCard) -> tuple[st
 async def seed_card(client: httpx.AsyncClient) -> SeededCard:
     user = await card_steps.approved_card_user(client)
     card = await card_steps.ordered_card(client, user)
-    return SeededCard(user["Id"], card["Id"], card["CardTypeId"])
+    funded = await client.post(
+        "/api/v2/sandbox/company/funding", json={"Currency": "USD", "Amount": 100}
+    )
+    assert funded.status_code == 200, funded.text
+    loaded = await client.post(
+        "/api/v2/cards/topup", json={"CardId": card["Id"], "Token": "USD", "Value": 50}
+    )
+    assert loaded.status_code == 200, loaded.text
+    held = await client.post(
+        f"/api/v2/sandbox/cards/{card['Id']}/authorizations",
+        params={"userId": user["Id"]},
+        json={"Amount": 5, "Currency": "USD", "Merchant": "Tenancy"},
+    )
+    assert held.status_code == 200, held.text
+    purchase = held.json()
+    rule = await client.post(
+        "/api/v2/authorization/rules",
+        json={
+            "ScopeType": "CARD",
+            "CardId": card["Id"],
+            "RuleType": "MCC_BLOCK",
+            "Configuration": {"Mccs": ["0001"]},
+        },
+    )
+    assert rule.status_code == 200, rule.text
+    return SeededCard(
+        user["Id"],
+        card["Id"],
+        card["CardTypeId"],
+        purchase["CardTransactionId"],
+        purchase["AuthorizationId"],
+        rule.json()["RuleId"],
+        rule.json()["BinRangeId"],
+    )
 
 
 async def seed_banking(client: httpx.AsyncClient) -> SeededBanking:

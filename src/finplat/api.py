@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
+from finplat.authorization.endpoints import router as authorization_rules_router
 from finplat.banking.endpoints import router as banking_router
 from finplat.banking.fx.endpoints import router as fx_router
 from finplat.banking.payees.endpoints import router as payees_router
@@ -19,6 +20,10 @@ from finplat.cards.controls.endpoints import router as card_controls_router
 from finplat.cards.endpoints import router as cards_router
 from finplat.cards.funding.endpoints import router as card_funding_router
 from finplat.cards.physical.endpoints import router as physical_cards_router
+from finplat.cards.transactions.endpoints import router as card_transactions_router
+from finplat.cards.transactions.provider_endpoints import (
+    router as provider_authorizations_router,
+)
 from finplat.companies.endpoints import router as company_router
 from finplat.crypto.addresses.endpoints import router as crypto_addresses_router
 from finplat.crypto.deposits.endpoints import router as crypto_deposits_router
@@ -62,6 +67,7 @@ ROUTERS: tuple[APIRouter, ...] = (
     kyc_router,
     provisioning_router,
     provider_callbacks_router,
+    provider_authorizations_router,
     bankprov_onboarding_router,
     business_router,
     banking_router,
@@ -81,7 +87,9 @@ ROUTERS: tuple[APIRouter, ...] = (
     card_funding_router,
     physical_cards_router,
     cards_router,
+    card_transactions_router,
     card_controls_router,
+    authorization_rules_router,
     voucher_settings_router,
     voucher_groups_router,
     vouchers_router,

@@ -13,6 +13,7 @@ HANDLER_MODULES = (
     "finplat.payments.requests.callbacks",
     "finplat.payments.mandates.callbacks",
     "finplat.cards.callbacks",
+    "finplat.cards.transactions.callbacks",
     "finplat.crypto.deposits.callbacks",
     "finplat.crypto.exchange.callbacks",
 )

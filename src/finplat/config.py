@@ -47,6 +47,8 @@ class Settings(BaseSettings):
     idempotency_wait_seconds: float = Field(default=10.0, ge=0)
     # Webhook delivery worker.
     webhook_timeout_seconds: float = Field(default=10.0, gt=0)
+    # An authorized card purchase never cleared releases its hold after this many days.
+    card_hold_expiry_days: float = Field(default=7.0, gt=0, le=60)
     webhook_lease_seconds: float = Field(default=60.0, gt=0)
     webhook_batch_size: int = Field(default=50, ge=1)
     webhook_poll_seconds: float = Field(default=1.0, gt=0)

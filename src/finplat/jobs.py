@@ -17,6 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from finplat.banking.payees import service as payees
 from finplat.cards.funding import provider_blocks
+from finplat.cards.transactions import service as card_transactions
 from finplat.companies import service as companies
 from finplat.config import Settings
 from finplat.crypto.deposits import topups as crypto_topups
@@ -50,9 +51,14 @@ def webhook_worker(settings: Settings, factory: async_sessionmaker[AsyncSession]
     )
 
 
-async def maintenance_once(factory: async_sessionmaker[AsyncSession]) -> dict[str, int]:
+async def maintenance_once(
+    factory: async_sessionmaker[AsyncSession],
+    *,
+    card_hold_expiry: timedelta = card_transactions.DEFAULT_HOLD_EXPIRY,
+) -> dict[str, int]:
     async with unit_of_work(factory) as session:
         expired = await ledger.expire_due(session)
+    holds_expired = await card_transactions.expire_holds(factory, older_than=card_hold_expiry)
     async with unit_of_work(factory) as session:
         purged = await idempotency.purge_expired(session)
     async with unit_of_work(factory) as session:
@@ -65,6 +71,7 @@ async def maintenance_once(factory: async_sessionmaker[AsyncSession]) -> dict[st
         redemptions_expired = await voucher_redemptions.expire_due(session)
     return {
         "expired_reservations": expired,
+        "expired_card_holds": holds_expired,
         "purged_idempotency_keys": purged,
         "expired_payees": payees_expired,
         "resealed_secrets": resealed,
@@ -93,12 +100,12 @@ async def _every(
 
 
 def _maintenance_loop(
-    factory: async_sessionmaker[AsyncSession], stop: asyncio.Event
+    factory: async_sessionmaker[AsyncSession], stop: asyncio.Event, hold_expiry: timedelta
 ) -> Coroutine[None, None, None]:
     return _every(
         stop,
         MAINTENANCE_INTERVAL_SECONDS,
-        lambda: maintenance_once(factory),
+        lambda: maintenance_once(factory, card_hold_expiry=hold_expiry),
         done="maintenance",
         failed="maintenance_error",
     )
@@ -158,7 +165,7 @@ async def run_background(
     providers = build_providers(settings, factory)
     loops = [
         worker.run_forever(stop, poll_seconds=settings.webhook_poll_seconds),
-        _maintenance_loop(factory, stop),
+        _maintenance_loop(factory, stop, timedelta(days=settings.card_hold_expiry_days)),
         _provisioning_loop(factory, providers, stop),
         _card_block_loop(factory, providers, stop),
         _crypto_topup_loop(factory, providers, stop),

@@ -1,6 +1,7 @@
 """Imports every model so that `metadata` describes the whole schema (Alembic, tests)."""
 
 from finplat.auth.models import ApiKey, OperatorKey
+from finplat.authorization import models as authorization_models
 from finplat.banking import models as banking_models
 from finplat.banking.fx import models as fx_models
 from finplat.banking.payees import models as payees_models
@@ -10,6 +11,7 @@ from finplat.bankprov_onboarding.models import BankprovApplication, BankprovDocu
 from finplat.business.models import AssociatedPerson, BusinessApplication, BusinessDocument
 from finplat.cards import models as cards_models
 from finplat.cards.funding import models as cards_funding_models
+from finplat.cards.transactions import models as card_transactions_models
 from finplat.companies.models import Company
 from finplat.crypto.addresses import models as crypto_addresses_models
 from finplat.crypto.deposits import models as crypto_deposits_models
@@ -65,6 +67,8 @@ MODEL_MODULES = (
     transactions_models,
     cards_models,
     cards_funding_models,
+    card_transactions_models,
+    authorization_models,
     sandbox_cards_models,
     payment_requests_models,
     payment_mandates_models,
