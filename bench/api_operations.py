@@ -199,7 +199,8 @@ async def payout_create(conn: Connection, c: Customer, client: Client) -> Failur
 
 
 async def card_authorization(conn: Connection, c: Customer, client: Client) -> Failure | None:
-    """A purchase of 1.00 to 4.99 USD with the card (sandbox), which must be approved."""
+    """A purchase of 1.00 to 4.99 USD with the card (sandbox): the real-time decision holds
+    it, which must be an approval."""
     body = {"Amount": _cents(client, 1, 5), "Currency": "USD", "Merchant": "Coffee Shop"}
     failure, answer = await expect(
         conn,
@@ -209,7 +210,7 @@ async def card_authorization(conn: Connection, c: Customer, client: Client) -> F
         api_key=c.api_key,
         body=body,
     )
-    if failure is None and json.loads(answer)["Status"] != "SETTLED":
+    if failure is None and json.loads(answer)["Approved"] is not True:
         return Failure("declined", 200, answer[:300].decode(errors="replace"))
     return failure
 

@@ -14,12 +14,17 @@ from finplat.kit.fields import EMAIL_PATTERN, SAFE_TEXT_FORMAT, SAFE_TEXT_PATTER
 
 PASCAL = re.compile(r"^[A-Z][A-Za-z0-9]*$")
 # Schemas whose property names the spec writes otherwise (lower-case).
-# Spec exceptions: `cardNo`, `cvv` (card responses) and the auto-lock body's `enabled`.
+# Spec exceptions: `cardNo`, `cvv` (card responses), the auto-lock body's `enabled` and the
+# payment collection's `merchantReferenceId`, the pay-in address request's `crypto_currency`
+# and `chain_id`.
 SPEC_NAMED_PROPERTIES = {
+    "PayinAddressRequest",
     "BusinessApplicationResponse",
     "KycConfiguration",
     "AutoLockBody",
     "CardResponse",
+    "CollectionCreate",
+    "CollectionResponse",
 }
 
 

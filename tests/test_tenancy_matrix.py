@@ -38,8 +38,10 @@ from tests.bankprov_onboarding.steps import proof as bankprov_proof
 from tests.business import steps as business_steps
 from tests.cards import steps as card_steps
 from tests.conftest import Tenant, TenantFactory
+from tests.crypto import steps as crypto_steps
 from tests.documents import samples
 from tests.factories import user_payload
+from tests.payments import steps as payment_steps
 
 IDENTIFIER = re.compile(r"Id$", re.IGNORECASE)
 MISSING_INT = 987_654_321
@@ -64,6 +66,7 @@ class Seeded:
     company_id: int  # the admin routes' `companyId`
     voucher_group_id: str  # a voucher group holding one voucher
     redemption_id: str  # a redemption of it by the card holder, waiting for its code
+    crypto: SeededCrypto  # a verified user with a pay-in address and a deposit: crypto routes
 
     @property
     def markers(self) -> set[str]:
@@ -77,6 +80,13 @@ class Seeded:
             self.banking.account_id,
             self.banking.budget_id,
             self.banking.payee_id,
+            self.banking.payment_request_id,
+            self.banking.mandate_id,
+            self.banking.collection_id,
+            self.crypto.address,
+            self.crypto.deposit_id,
+            self.crypto.quote_id,
+            self.crypto.transfer_id,
         }
 
 
@@ -92,6 +102,18 @@ class SeededBanking:
     approval_id: str
     payout_id: int
     batch_id: str
+    payment_request_id: str
+    mandate_id: str
+    collection_id: str
+
+
+@dataclass
+class SeededCrypto:
+    user_id: int
+    address: str
+    deposit_id: str
+    quote_id: str
+    transfer_id: str
 
 
 @dataclass
@@ -99,6 +121,10 @@ class SeededCard:
     user_id: int
     card_id: int
     card_type_id: int
+    card_transaction_id: int  # a purchase with the card, held
+    authorization_id: str  # its network id
+    rule_id: int  # an authorization rule on the card
+    bin_range_id: int  # the card's BIN range
 
 
 # How to fill each identifier: (A's value, a value that exists for nobody).
@@ -125,12 +151,24 @@ IDENTIFIERS: dict[str, tuple[Callable[[Seeded], Any], Any]] = {
     "payoutId": (lambda s: s.banking.payout_id, MISSING_INT),
     "id": (lambda s: s.banking.payout_id, MISSING_INT),  # /api/v2/transactions/{id}
     "batchId": (lambda s: s.banking.batch_id, "bp_bat_" + "0" * 24),
+    "requestId": (lambda s: s.banking.payment_request_id, "prq_" + "0" * 24),
+    "mandateId": (lambda s: s.banking.mandate_id, "mdt_" + "0" * 24),
+    "MandateId": (lambda s: s.banking.mandate_id, "mdt_" + "0" * 24),
+    "collectionId": (lambda s: s.banking.collection_id, "col_" + "0" * 24),
     "cardUserId": (lambda s: s.card.user_id, MISSING_INT),
     "UserId": (lambda s: s.card.user_id, MISSING_INT),
     "cardId": (lambda s: s.card.card_id, MISSING_INT),
     "CardId": (lambda s: s.card.card_id, MISSING_INT),
     "CardTypeId": (lambda s: s.card.card_type_id, MISSING_INT),
     "cardTypeId": (lambda s: s.card.card_type_id, MISSING_INT),
+    "cardTransactionId": (lambda s: s.card.card_transaction_id, MISSING_INT),
+    "authorizationId": (lambda s: s.card.authorization_id, "cardprov_auth_" + "0" * 24),
+    "ruleId": (lambda s: s.card.rule_id, MISSING_INT),
+    "BinRangeId": (lambda s: s.card.bin_range_id, MISSING_INT),
+    "cryptoUserId": (lambda s: s.crypto.user_id, MISSING_INT),
+    "depositId": (lambda s: s.crypto.deposit_id, "cdp_" + "0" * 24),
+    "cryptoQuoteId": (lambda s: s.crypto.quote_id, "cxq_" + "0" * 24),
+    "transferId": (lambda s: s.crypto.transfer_id, "ctr_" + "0" * 24),
     "companyId": (lambda s: s.company_id, MISSING_INT),
     "groupId": (lambda s: s.voucher_group_id, "00000000-0000-4000-8000-000000000000"),
     "redemptionId": (lambda s: s.redemption_id, "00000000-0000-4000-8000-000000000000"),
@@ -138,9 +176,22 @@ IDENTIFIERS: dict[str, tuple[Callable[[Seeded], Any], Any]] = {
 # Routes whose `userId` must be a business user's to reach their other identifiers.
 BUSINESS_PATHS = "/api/v2/business/"
 # Routes whose `userId` must be the user with a bank account.
-BANKING_PATHS = ("/api/v2/banking/", "/api/v2/sandbox/banking/", "/api/v2/transactions")
+BANKING_PATHS = (
+    "/api/v2/banking/",
+    "/api/v2/sandbox/banking/",
+    "/api/v2/transactions",
+    "/api/v2/payments/",
+    "/api/v2/sandbox/payments/",
+)
+# Routes whose `userId` must be the holder of the crypto deposit.
+CRYPTO_PATHS = ("/api/v2/crypto-virtual-accounts/", "/api/v2/sandbox/crypto/")
 # Routes whose `userId` must be the card holder.
-CARD_PATHS = ("/api/v2/cards", "/api/v2/sandbox/cards/", "/api/v2/vouchers/")
+CARD_PATHS = (
+    "/api/v2/cards",
+    "/api/v2/sandbox/cards/",
+    "/api/v2/card-transactions",
+    "/api/v2/vouchers/",
+)
 # Routes whose `{id}` is a voucher redemption's.
 REDEMPTION_PATHS = ("/api/v2/vouchers/redemptions/", "/api/v2/sandbox/vouchers/redemptions/")
 
@@ -151,7 +202,11 @@ OWN_LABELS: set[tuple[str, str, str]] = {
     ("POST", "/api/v2/business/onboarding/compliance/requirements", "TaxId"),
     ("POST", "/api/v2/banking/budgets/{budgetId}/transfer", "ExternalReferenceId"),
     ("POST", "/api/v2/cards", "ExternalCardId"),
+    ("POST", "/api/v2/payments/mandates", "ExternalReferenceId"),
+    ("POST", "/api/v2/payments/collections", "merchantReferenceId"),
     ("POST", "/api/v2/cards", "DesignId"),  # a design of the catalogue, not a reference
+    ("POST", "/api/v2/crypto-virtual-accounts/payin-address", "chain_id"),  # a network's number
+    ("POST", "/api/v2/sandbox/crypto/deposits", "ChainId"),
 }
 
 # Bodies for operations that need more than identifiers: (method, path) -> body.
@@ -199,6 +254,23 @@ BODIES: dict[tuple[str, str], dict[str, Any]] = {
     },
     ("POST", "/api/v2/sandbox/banking/payouts/{payoutId}/status"): {"Status": "PROCESSING"},
     ("POST", "/api/v2/sandbox/banking/payment-batches/{batchId}/status"): {"Status": "PROCESSING"},
+    ("POST", "/api/v2/payments/requests"): {"Amount": 5, "Currency": "EUR"},
+    ("POST", "/api/v2/payments/mandates"): {
+        "MaxAmount": 5,
+        "Currency": "EUR",
+        "Frequency": "MONTHLY",
+    },
+    ("POST", "/api/v2/payments/collections"): {
+        "Amount": 1,
+        "Currency": "EUR",
+        "merchantReferenceId": "tenancy-b",
+    },
+    ("POST", "/api/v2/sandbox/payments/mandates/{mandateId}/authorisation"): {
+        "Outcome": "APPROVED"
+    },
+    ("POST", "/api/v2/sandbox/payments/collections/{collectionId}/settlement"): {
+        "Status": "COMPLETED"
+    },
     ("POST", "/api/v2/cards"): {"Phone": card_steps.PHONE},
     ("POST", "/api/v2/cards/{cardId}/pin"): {"Pin": "480273"},
     ("PUT", "/api/v2/cards/{cardId}/auto-lock"): {"enabled": True},
@@ -234,6 +306,46 @@ BODIES: dict[tuple[str, str], dict[str, Any]] = {
         "Merchant": "Tenancy",
     },
     ("POST", "/api/v2/sandbox/cards/{cardId}/deposits"): {"Amount": 1, "Currency": "USDC"},
+    **{
+        ("POST", f"/api/v2/sandbox/cards/{{cardId}}/authorizations/{{authorizationId}}/{step}"): {
+            "Amount": 1
+        }
+        for step in ("clear", "reverse", "increment", "refund")
+    },
+    ("POST", "/api/v2/authorization/rules"): {
+        "ScopeType": "CARD",
+        "RuleType": "MCC_BLOCK",
+        "Configuration": {"Mccs": ["0002"]},
+    },
+    ("PATCH", "/api/v2/authorization/rules/{ruleId}"): {"Active": True},
+    ("POST", "/api/v2/sandbox/crypto/deposits/{depositId}/confirmations"): {"Blocks": 1},
+    ("POST", "/api/v2/sandbox/crypto/bankprov-deposits/{transferId}/settle"): {"Outcome": "FAILED"},
+    ("POST", "/api/v2/crypto-virtual-accounts/verification/edd"): {
+        **dict.fromkeys(
+            (
+                "CapitalOfCompany",
+                "GiftOrInheritance",
+                "ProfitFromSoldOrMaturingInvestments",
+                "ProfitsFromPropertySale",
+                "ProfitsFromSaleOfCompany",
+                "CompensationPayment",
+                "Pension",
+                "Other",
+            ),
+            "None",
+        ),
+        "ProfessionalSalary": {"AnnualAmount": 1, "Currency": "EUR"},
+        "FileUrls": [],
+    },
+    ("POST", "/api/v2/crypto-virtual-accounts/exchange/quote"): {
+        "CryptoCurrency": "USDC",
+        "Amount": 10,
+        "FiatCurrency": "EUR",
+    },
+    ("POST", "/api/v2/crypto-virtual-accounts/payin-address"): {
+        "crypto_currency": "USDC",
+        "chain_id": 1,
+    },
     ("POST", "/api/v2/admin/vouchers/groups"): {"Name": "Tenancy"},
     ("POST", "/api/v2/admin/discount-codes"): {"Code": "TENANCY", "PercentOff": 10},
     ("PUT", "/api/v2/admin/discount-codes/cards/{cardId}/discount"): {"DiscountCode": None},
@@ -380,6 +492,10 @@ def request_for(call: Call, given: Callable[[str], Any]) -> dict[str, Any]:
             return given("bankingUserId")
         if name == "userId" and call.path.startswith(CARD_PATHS):
             return given("cardUserId")
+        if name == "userId" and call.path.startswith(CRYPTO_PATHS):
+            return given("cryptoUserId")
+        if name == "QuoteId" and call.path.startswith(CRYPTO_PATHS):
+            return given("cryptoQuoteId")
         if name == "id" and call.path.startswith(REDEMPTION_PATHS):
             return given("redemptionId")
         return given(name)
@@ -439,6 +555,7 @@ async def seed(tenant: Tenant) -> Seeded:
     business_user_id, person_id = await business_steps.seed_person(client)
     banking = await seed_banking(client)
     card = await seed_card(client)
+    crypto = await seed_crypto(client)
     return Seeded(
         user["Id"],
         external,
@@ -454,6 +571,25 @@ async def seed(tenant: Tenant) -> Seeded:
         card,
         tenant.company_id,
         *await seed_vouchers(client, card),
+        crypto,
+    )
+
+
+async def seed_crypto(client: httpx.AsyncClient) -> SeededCrypto:
+    """A banking user with crypto credited, a pending deposit, an accepted quote (its
+    transfer pending) and an open quote."""
+    user, budget = await crypto_steps.crypto_banking_user(client, "50")
+    address = await crypto_steps.payin_address(client, user["Id"], "USDC", 1)
+    deposit = await crypto_steps.send(client, address["Address"], 5)
+    accepted = await crypto_steps.exchange_quote(client, user["Id"], budget["BudgetId"], "10")
+    transfer = (await crypto_steps.accept(client, user["Id"], accepted["QuoteId"])).json()
+    quote = await crypto_steps.exchange_quote(client, user["Id"], budget["BudgetId"], "10")
+    return SeededCrypto(
+        user["Id"],
+        address["Address"],
+        deposit["DepositId"],
+        quote["QuoteId"],
+        transfer["TransferId"],
     )
 
 
@@ -477,7 +613,40 @@ async def seed_vouchers(client: httpx.AsyncClient, card: SeededCard) -> tuple[st
 async def seed_card(client: httpx.AsyncClient) -> SeededCard:
     user = await card_steps.approved_card_user(client)
     card = await card_steps.ordered_card(client, user)
-    return SeededCard(user["Id"], card["Id"], card["CardTypeId"])
+    funded = await client.post(
+        "/api/v2/sandbox/company/funding", json={"Currency": "USD", "Amount": 100}
+    )
+    assert funded.status_code == 200, funded.text
+    loaded = await client.post(
+        "/api/v2/cards/topup", json={"CardId": card["Id"], "Token": "USD", "Value": 50}
+    )
+    assert loaded.status_code == 200, loaded.text
+    held = await client.post(
+        f"/api/v2/sandbox/cards/{card['Id']}/authorizations",
+        params={"userId": user["Id"]},
+        json={"Amount": 5, "Currency": "USD", "Merchant": "Tenancy"},
+    )
+    assert held.status_code == 200, held.text
+    purchase = held.json()
+    rule = await client.post(
+        "/api/v2/authorization/rules",
+        json={
+            "ScopeType": "CARD",
+            "CardId": card["Id"],
+            "RuleType": "MCC_BLOCK",
+            "Configuration": {"Mccs": ["0001"]},
+        },
+    )
+    assert rule.status_code == 200, rule.text
+    return SeededCard(
+        user["Id"],
+        card["Id"],
+        card["CardTypeId"],
+        purchase["CardTransactionId"],
+        purchase["AuthorizationId"],
+        rule.json()["RuleId"],
+        rule.json()["BinRangeId"],
+    )
 
 
 async def seed_banking(client: httpx.AsyncClient) -> SeededBanking:
@@ -490,6 +659,11 @@ async def seed_banking(client: httpx.AsyncClient) -> SeededBanking:
     body = payout_steps.terms(user, budget, payee, amount=10)
     payout = await payout_steps.pay(client, user, body)
     spare = await payout_steps.approved(client, user, body)
+    payment_request = await payment_steps.requested(client, user["Id"])
+    mandate = await payment_steps.mandate(client, user["Id"], Frequency="WEEKLY")
+    assert (await payment_steps.authorise(client, mandate["Id"])).status_code == 200
+    collection = await payment_steps.collect(client, mandate["Id"], 5, "tenancy")
+    assert collection.status_code == 201, collection.text
     return SeededBanking(
         user_id=user["Id"],
         account_id=user["AccountId"],
@@ -501,6 +675,9 @@ async def seed_banking(client: httpx.AsyncClient) -> SeededBanking:
         approval_id=spare["ApprovalId"],
         payout_id=payout["PayoutId"],
         batch_id=payout["PaymentBatchId"],
+        payment_request_id=payment_request["Id"],
+        mandate_id=mandate["Id"],
+        collection_id=collection.json()["Id"],
     )
 
 

@@ -23,7 +23,7 @@ from tests.test_tenancy_matrix import (
 )
 
 # The names a user id goes by in the document, and the matrix's names for which user it is.
-USER_IDS = {"userId", "UserId", "businessUserId", "bankingUserId", "cardUserId"}
+USER_IDS = {"userId", "UserId", "businessUserId", "bankingUserId", "cardUserId", "cryptoUserId"}
 
 
 @pytest.fixture(autouse=True)

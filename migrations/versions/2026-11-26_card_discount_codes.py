@@ -4,7 +4,7 @@ Discount codes a company defines (a percentage off the top-up fee, an optional v
 window) and the one code each card may carry.
 
 Revision ID: 0024
-Revises: 0023
+Revises: 0020
 Create Date: 2026-11-26 19:00:00
 """
 
@@ -18,7 +18,7 @@ from alembic import op
 import finplat.db.types
 
 revision: str = "0024"
-down_revision: str | None = "0023"
+down_revision: str | None = "0020"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

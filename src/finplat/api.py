@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
+from finplat.authorization.endpoints import router as authorization_rules_router
 from finplat.banking.endpoints import router as banking_router
 from finplat.banking.fx.endpoints import router as fx_router
 from finplat.banking.payees.endpoints import router as payees_router
@@ -20,10 +21,22 @@ from finplat.cards.discounts.endpoints import router as card_discounts_router
 from finplat.cards.endpoints import router as cards_router
 from finplat.cards.funding.endpoints import router as card_funding_router
 from finplat.cards.physical.endpoints import router as physical_cards_router
+from finplat.cards.transactions.endpoints import router as card_transactions_router
+from finplat.cards.transactions.provider_endpoints import (
+    router as provider_authorizations_router,
+)
 from finplat.companies.endpoints import router as company_router
+from finplat.crypto.addresses.endpoints import router as crypto_addresses_router
+from finplat.crypto.deposits.endpoints import router as crypto_deposits_router
+from finplat.crypto.edd.endpoints import router as crypto_edd_router
+from finplat.crypto.exchange.endpoints import router as crypto_exchange_router
+from finplat.crypto.transfers.endpoints import router as crypto_transfers_router
 from finplat.events.endpoints import router as events_router
 from finplat.http.health import router as health_router
 from finplat.kyc.endpoints import router as kyc_router
+from finplat.payments.collections.endpoints import router as collections_router
+from finplat.payments.mandates.endpoints import router as mandates_router
+from finplat.payments.requests.endpoints import router as payment_requests_router
 from finplat.providers.endpoints import router as provider_callbacks_router
 from finplat.provisioning.endpoints import router as provisioning_router
 from finplat.sandbox.banking.endpoints import router as sandbox_banking_router
@@ -32,8 +45,10 @@ from finplat.sandbox.cards.authorization_endpoints import router as card_authori
 from finplat.sandbox.cards.deposit_endpoints import router as card_deposit_router
 from finplat.sandbox.cards.endpoints import router as sandbox_cards_router
 from finplat.sandbox.cards.widget_page import router as card_widget_router
+from finplat.sandbox.crypto.endpoints import router as sandbox_crypto_router
 from finplat.sandbox.endpoints import router as sandbox_router
 from finplat.sandbox.hosted_kyc import router as hosted_kyc_router
+from finplat.sandbox.payments.endpoints import router as sandbox_payments_router
 from finplat.sandbox.vouchers.endpoints import router as sandbox_vouchers_router
 from finplat.tiers.endpoints import router as tiers_router
 from finplat.transactions.endpoints import router as transactions_router
@@ -53,6 +68,7 @@ ROUTERS: tuple[APIRouter, ...] = (
     kyc_router,
     provisioning_router,
     provider_callbacks_router,
+    provider_authorizations_router,
     bankprov_onboarding_router,
     business_router,
     banking_router,
@@ -60,11 +76,21 @@ ROUTERS: tuple[APIRouter, ...] = (
     fx_router,
     payouts_router,
     transfers_router,
+    payment_requests_router,
+    mandates_router,
+    collections_router,
     transactions_router,
+    crypto_addresses_router,
+    crypto_deposits_router,
+    crypto_exchange_router,
+    crypto_transfers_router,
+    crypto_edd_router,
     card_funding_router,
     physical_cards_router,
     cards_router,
+    card_transactions_router,
     card_controls_router,
+    authorization_rules_router,
     voucher_settings_router,
     voucher_groups_router,
     vouchers_router,
@@ -77,8 +103,10 @@ SANDBOX_ROUTERS: tuple[APIRouter, ...] = (
     hosted_kyc_router,
     sandbox_banking_router,
     sandbox_payouts_router,
+    sandbox_payments_router,
     card_authorizations_router,
     card_deposit_router,
+    sandbox_crypto_router,
     sandbox_cards_router,
     card_widget_router,
     sandbox_vouchers_router,

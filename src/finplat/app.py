@@ -16,6 +16,7 @@ from finplat.auth.key_store import ApiKeyStore
 from finplat.cards.funding.batches.lane import TopupLane
 from finplat.cards.funding.batches.service import TopupBatches
 from finplat.config import Settings, get_settings
+from finplat.crypto.deposits import finality
 from finplat.db.engine import create_engine, create_session_factory
 from finplat.http import docs_page, openapi
 from finplat.http.error_handlers import install_error_handlers
@@ -71,6 +72,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         telemetry={"tracing": False, "metrics": False, "logs": False},
     )
     app.state.settings = settings
+    finality.configure(settings.crypto_finality_confirmations)
     app.state.engine = engine
     app.state.session_factory = session_factory
     app.state.providers = build_providers(settings, session_factory)

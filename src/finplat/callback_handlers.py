@@ -10,7 +10,12 @@ HANDLER_MODULES = (
     "finplat.business.callbacks",
     "finplat.banking.incoming",
     "finplat.banking.payouts.callbacks",
+    "finplat.payments.requests.callbacks",
+    "finplat.payments.mandates.callbacks",
     "finplat.cards.callbacks",
+    "finplat.cards.transactions.callbacks",
+    "finplat.crypto.deposits.callbacks",
+    "finplat.crypto.exchange.callbacks",
 )
 
 

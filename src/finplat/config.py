@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from functools import lru_cache
 from typing import Literal
 
@@ -46,6 +47,8 @@ class Settings(BaseSettings):
     idempotency_wait_seconds: float = Field(default=10.0, ge=0)
     # Webhook delivery worker.
     webhook_timeout_seconds: float = Field(default=10.0, gt=0)
+    # An authorized card purchase never cleared releases its hold after this many days.
+    card_hold_expiry_days: float = Field(default=7.0, gt=0, le=60)
     webhook_lease_seconds: float = Field(default=60.0, gt=0)
     webhook_batch_size: int = Field(default=50, ge=1)
     webhook_poll_seconds: float = Field(default=1.0, gt=0)
@@ -86,6 +89,13 @@ class Settings(BaseSettings):
     # How often the background job reconciles (settles pending transactions with their
     # providers, compares provider balances with the ledger).
     reconcile_interval_seconds: float = Field(default=300.0, gt=0)
+    # Crypto deposits are credited once their transfer has this many blocks on top of it, per
+    # chain id (JSON, e.g. '{"1": 64, "-200": 19, "137": 128, "42161": 20}'); a chain left out
+    # keeps its default.
+    crypto_finality_confirmations: dict[int, int] = Field(default_factory=dict)
+    # A crypto flow of at least this amount (stablecoin units) in one operation needs the
+    # user's enhanced due diligence.
+    crypto_edd_threshold: Decimal = Field(default=Decimal(10000), gt=0)
     # Card top-ups in batches (PostgreSQL only; `cards.topup_batches`): the most requests one
     # batch takes, and how many batches run at once (0 turns batching off).
     topup_batch_size: int = Field(default=16, ge=1, le=1000)

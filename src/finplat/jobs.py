@@ -17,13 +17,16 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from finplat.banking.payees import service as payees
 from finplat.cards.funding import provider_blocks
+from finplat.cards.transactions import service as card_transactions
 from finplat.companies import service as companies
 from finplat.config import Settings
+from finplat.crypto.deposits import topups as crypto_topups
 from finplat.db.unit_of_work import unit_of_work
 from finplat.events.worker import WebhookWorker
 from finplat.idempotency import service as idempotency
 from finplat.kit.clock import pause
 from finplat.ledger import service as ledger
+from finplat.payments.requests import service as payment_requests
 from finplat.providers.registry import Providers, build_providers
 from finplat.providers.sandbox import delivery as sandbox_delivery
 from finplat.provisioning import card_accounts
@@ -35,6 +38,7 @@ log = structlog.get_logger("finplat.jobs")
 MAINTENANCE_INTERVAL_SECONDS = 60.0
 PROVISIONING_INTERVAL_SECONDS = 1.0
 CARD_BLOCK_INTERVAL_SECONDS = 5.0
+CRYPTO_TOPUP_INTERVAL_SECONDS = 5.0
 
 
 def webhook_worker(settings: Settings, factory: async_sessionmaker[AsyncSession]) -> WebhookWorker:
@@ -47,9 +51,14 @@ def webhook_worker(settings: Settings, factory: async_sessionmaker[AsyncSession]
     )
 
 
-async def maintenance_once(factory: async_sessionmaker[AsyncSession]) -> dict[str, int]:
+async def maintenance_once(
+    factory: async_sessionmaker[AsyncSession],
+    *,
+    card_hold_expiry: timedelta = card_transactions.DEFAULT_HOLD_EXPIRY,
+) -> dict[str, int]:
     async with unit_of_work(factory) as session:
         expired = await ledger.expire_due(session)
+    holds_expired = await card_transactions.expire_holds(factory, older_than=card_hold_expiry)
     async with unit_of_work(factory) as session:
         purged = await idempotency.purge_expired(session)
     async with unit_of_work(factory) as session:
@@ -57,12 +66,16 @@ async def maintenance_once(factory: async_sessionmaker[AsyncSession]) -> dict[st
     async with unit_of_work(factory) as session:
         resealed = await companies.reseal_secrets(session)
     async with unit_of_work(factory) as session:
+        requests_expired = await payment_requests.expire_due(session)
+    async with unit_of_work(factory) as session:
         redemptions_expired = await voucher_redemptions.expire_due(session)
     return {
         "expired_reservations": expired,
+        "expired_card_holds": holds_expired,
         "purged_idempotency_keys": purged,
         "expired_payees": payees_expired,
         "resealed_secrets": resealed,
+        "expired_payment_requests": requests_expired,
         "expired_voucher_redemptions": redemptions_expired,
     }
 
@@ -87,12 +100,12 @@ async def _every(
 
 
 def _maintenance_loop(
-    factory: async_sessionmaker[AsyncSession], stop: asyncio.Event
+    factory: async_sessionmaker[AsyncSession], stop: asyncio.Event, hold_expiry: timedelta
 ) -> Coroutine[None, None, None]:
     return _every(
         stop,
         MAINTENANCE_INTERVAL_SECONDS,
-        lambda: maintenance_once(factory),
+        lambda: maintenance_once(factory, card_hold_expiry=hold_expiry),
         done="maintenance",
         failed="maintenance_error",
     )
@@ -108,6 +121,23 @@ def _provisioning_loop(
 
     return _every(
         stop, PROVISIONING_INTERVAL_SECONDS, step, done="provisioned", failed="provisioning_error"
+    )
+
+
+def _crypto_topup_loop(
+    factory: async_sessionmaker[AsyncSession], providers: Providers, stop: asyncio.Event
+) -> Coroutine[None, None, None]:
+    """Runs the card deposit auto top-ups that credited crypto deposits feed."""
+
+    async def step() -> dict[str, int]:
+        return {"deposits": await crypto_topups.run_due(factory, providers, company_id=None)}
+
+    return _every(
+        stop,
+        CRYPTO_TOPUP_INTERVAL_SECONDS,
+        step,
+        done="crypto_topups_settled",
+        failed="crypto_topup_error",
     )
 
 
@@ -135,9 +165,10 @@ async def run_background(
     providers = build_providers(settings, factory)
     loops = [
         worker.run_forever(stop, poll_seconds=settings.webhook_poll_seconds),
-        _maintenance_loop(factory, stop),
+        _maintenance_loop(factory, stop, timedelta(days=settings.card_hold_expiry_days)),
         _provisioning_loop(factory, providers, stop),
         _card_block_loop(factory, providers, stop),
+        _crypto_topup_loop(factory, providers, stop),
         _reconciliation_loop(factory, providers, stop, settings.reconcile_interval_seconds),
     ]
     if settings.sandbox:

@@ -20,7 +20,7 @@ async def test_aggregated_balance_sums_cards_under_their_issuing_provider(
     await set_fees(api, card)
     assert (await topup(api, card, 40)).status_code == 200
     assert (await topup(api, bankprov_card, 10)).status_code == 200
-    assert (await purchase(api, card, 2.5))["Status"] == "SETTLED"
+    assert (await purchase(api, card, 2.5))["Approved"] is True
     response = await api.delete(
         f"/api/v2/cards/{cancelled['Id']}", params={"userId": cancelled["UserId"]}
     )
@@ -45,7 +45,7 @@ async def test_assets_list_each_card_that_is_not_cancelled_beside_the_budget_bal
     await fund_master(api, 1000.0)
     await set_fees(api, card)
     assert (await topup(api, card, 40)).status_code == 200
-    assert (await purchase(api, card, 2.5))["Status"] == "SETTLED"
+    assert (await purchase(api, card, 2.5))["Approved"] is True
     response = await api.delete(
         f"/api/v2/cards/{cancelled['Id']}", params={"userId": cancelled["UserId"]}
     )

@@ -109,10 +109,27 @@ async def test_transactions_have_parsed_or_null_timestamps(
         company_id=company_id, card_id=ref, idempotency_key="t-load", amount_minor=1000
     )
     await program.authorize(
-        company_id=company_id, card_id=ref, amount_minor=400, currency="USD", merchant="Cafe"
+        company_id=company_id,
+        card_id=ref,
+        authorization_id="auth-cafe",
+        amount_minor=400,
+        currency="USD",
+        merchant="Cafe",
+    )
+    await program.purchase_event(
+        company_id=company_id,
+        card_id=ref,
+        authorization_id="auth-cafe",
+        type_="CLEARING",
+        amount_minor=None,
     )
     await program.authorize(
-        company_id=company_id, card_id=ref, amount_minor=99999, currency="USD", merchant="Cars"
+        company_id=company_id,
+        card_id=ref,
+        authorization_id="auth-cars",
+        amount_minor=99999,
+        currency="USD",
+        merchant="Cars",
     )
     response = await api.get(
         f"/api/v2/cards/{detail['Id']}/transactions", params={"userId": user["Id"]}

@@ -10,6 +10,9 @@ Loaded by the schemathesis CLI through SCHEMATHESIS_HOOKS=tests.fuzz.hooks.
 * `date`: dates of birth lie before today and not before 1900 (the only date the API takes).
 * `pdf-jpeg-png`: upload parts that are real PDF, JPEG or PNG files (checked by content);
 * `recent-date`: a proof of address's date, within the last three months;
+* `payment-expiry`: a payment request's expiry, between one minute and 90 days ahead;
+* `start-date`, `end-date`: a mandate's dates, from today on, the end always after any start
+  the hooks draw (within a year, then the year after);
 * `iban`, `bic`: account identifiers whose check digits and country codes are right (the
   pattern gives the shape; a checksum is beyond a schema);
 * integers in paths and query strings are written as plain digits (the document's
@@ -37,7 +40,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -83,6 +86,25 @@ schemathesis.openapi.format(
     "recent-date",
     st.integers(min_value=0, max_value=85).map(
         lambda days: (date.today() - timedelta(days=days)).isoformat()
+    ),
+)
+
+schemathesis.openapi.format(
+    "payment-expiry",
+    st.integers(min_value=10, max_value=80 * 24 * 60).map(
+        lambda minutes: (datetime.now(UTC) + timedelta(minutes=minutes)).isoformat()
+    ),
+)
+schemathesis.openapi.format(
+    "start-date",
+    st.integers(min_value=0, max_value=365).map(
+        lambda days: (datetime.now(UTC).date() + timedelta(days=days)).isoformat()
+    ),
+)
+schemathesis.openapi.format(
+    "end-date",
+    st.integers(min_value=366, max_value=730).map(
+        lambda days: (datetime.now(UTC).date() + timedelta(days=days)).isoformat()
     ),
 )
 

@@ -12,14 +12,7 @@ from fastapi import FastAPI
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from finplat.cards import lookup
-from finplat.cards.funding import service as funding
 from finplat.cards.models import Card
-from finplat.db.tenancy import bind_company
-from finplat.ledger import service as ledger
-from finplat.ledger.core import Leg
-from finplat.ledger.service import CompanyAccount
-from finplat.providers.cards.port import CardSimulation
 from finplat.providers.cards.sandbox.models import SandboxCardprovCard
 from finplat.reconciliation.card_balances import CardBalances
 from finplat.reconciliation.report import ReconciliationReport
@@ -82,7 +75,7 @@ async def test_cards_after_topups_unloads_and_purchases_show_no_difference(
     )
     assert (await topup(api, card, 100)).status_code == 200
     assert (await unload(api, card, 20)).status_code == 200
-    assert (await purchase(api, card, 12.5))["Status"] == "SETTLED"
+    assert (await purchase(api, card, 12.5))["Approved"] is True
     declined = await purchase(api, card, 9999)
     assert (declined["Status"], declined["DeclineFee"]) == ("DECLINED", 0.5)
     other = await _funded_card(api, 40)
@@ -203,42 +196,27 @@ async def test_a_difference_beside_a_movement_in_flight_says_so(
 
 
 async def test_a_purchase_hold_is_no_difference(
-    api: httpx.AsyncClient, app: FastAPI, tenant: Tenant, session: AsyncSession
+    api: httpx.AsyncClient, app: FastAPI, tenant: Tenant
 ) -> None:
     """Between authorization and clearing: the provider has taken the amount off the card, the
     ledger holds it as a pending debit of the card."""
     card = await _funded_card(api, 50)
-    program = app.state.providers.card_programs["cardprov"]
-    assert isinstance(program, CardSimulation)
-    ref = await _provider_card_id(session, card)
-    txn = await program.authorize(
-        company_id=tenant.company_id,
-        card_id=ref,
-        amount_minor=1250,
-        currency="USD",
-        merchant="Coffee Shop",
+    held = await api.post(
+        f"/api/v2/sandbox/cards/{card['Id']}/authorizations",
+        params={"userId": card["UserId"]},
+        json={"Amount": 12.5, "Currency": "USD", "Merchant": "Coffee Shop"},
     )
-    bind_company(session, tenant.company_id)
-    row = await lookup.find_card(session, company_id=tenant.company_id, card_id=card["Id"])
-    account = await funding.card_account(session, row)
-    settlement = await ledger.company_account(
-        session, company_id=tenant.company_id, kind=CompanyAccount.SETTLEMENT, currency="USD"
-    )
-    hold = await ledger.create_pending(
-        session,
-        company_id=tenant.company_id,
-        legs=[Leg(account.id, -1250), Leg(settlement.id, 1250)],
-        code="card.purchase",
-        expires_at=None,
-        reference=txn.transaction_id,
-        details={"cardId": card["Id"]},
-    )
-    await session.commit()
+    assert held.status_code == 200, held.text
+    assert held.json()["Approved"] is True
     assert (await run(app, tenant.company_id)).differences == []
-    await ledger.post_pending(session, company_id=tenant.company_id, pending_id=hold.transfer_id)
-    await session.commit()
+    cleared = await api.post(
+        f"/api/v2/sandbox/cards/{card['Id']}/authorizations/{held.json()['AuthorizationId']}/clear",
+        params={"userId": card["UserId"]},
+        json={"Amount": 10},
+    )
+    assert cleared.status_code == 200, cleared.text
     assert (await run(app, tenant.company_id)).differences == []
-    assert await card_balance(api, card) == Decimal("37.50")
+    assert await card_balance(api, card) == Decimal("40")
 
 
 async def test_a_card_the_provider_no_longer_knows_is_a_difference(

@@ -17,7 +17,7 @@ from finplat.ledger.service import CompanyAccount
 from finplat.providers.errors import ProviderUnavailable
 from tests.cards.funding.steps import active_card, card_balance
 from tests.conftest import Tenant
-from tests.onboarding import set_fault
+from tests.onboarding import create_user, set_fault
 from tests.vouchers.steps import (
     REDEMPTIONS,
     fund_vouchers,
@@ -314,9 +314,10 @@ async def test_verify_with_another_user_id_is_404(
 ) -> None:
     issued = await voucher(api)
     redemption = await started(api, issued["PlaintextCode"], card)
+    someone_else = await create_user(api)
     response = await api.post(
         f"{REDEMPTIONS}/{redemption['Id']}/verify",
-        params={"userId": card["UserId"] + 1000},
+        params={"userId": someone_else["Id"]},
         json={"Code": "000000"},
     )
     assert response.status_code == 404

@@ -1,6 +1,7 @@
 """Imports every model so that `metadata` describes the whole schema (Alembic, tests)."""
 
 from finplat.auth.models import ApiKey, OperatorKey
+from finplat.authorization import models as authorization_models
 from finplat.banking import models as banking_models
 from finplat.banking.fx import models as fx_models
 from finplat.banking.payees import models as payees_models
@@ -11,12 +12,21 @@ from finplat.business.models import AssociatedPerson, BusinessApplication, Busin
 from finplat.cards import models as cards_models
 from finplat.cards.discounts import models as card_discounts_models
 from finplat.cards.funding import models as cards_funding_models
+from finplat.cards.transactions import models as card_transactions_models
 from finplat.companies.models import Company
+from finplat.crypto.addresses import models as crypto_addresses_models
+from finplat.crypto.deposits import models as crypto_deposits_models
+from finplat.crypto.edd import models as crypto_edd_models
+from finplat.crypto.exchange import models as crypto_exchange_models
+from finplat.crypto.transfers import models as crypto_transfers_models
 from finplat.db.base import Base
 from finplat.events.models import Event, WebhookAttempt, WebhookDelivery
 from finplat.idempotency.models import IdempotencyKey
 from finplat.kyc.models import KycSubmission
 from finplat.ledger.models import LedgerAccount, LedgerBalance, LedgerEntry, LedgerTransfer
+from finplat.payments.collections import models as payment_collections_models
+from finplat.payments.mandates import models as payment_mandates_models
+from finplat.payments.requests import models as payment_requests_models
 from finplat.providers.banking.sandbox import models as sandbox_banking_models
 from finplat.providers.banking_onboarding.sandbox.models import (
     SandboxBankprovAccount,
@@ -59,7 +69,17 @@ MODEL_MODULES = (
     cards_models,
     cards_funding_models,
     card_discounts_models,
+    card_transactions_models,
+    authorization_models,
     sandbox_cards_models,
+    payment_requests_models,
+    payment_mandates_models,
+    payment_collections_models,
+    crypto_addresses_models,
+    crypto_deposits_models,
+    crypto_exchange_models,
+    crypto_transfers_models,
+    crypto_edd_models,
     voucher_settings_models,
     voucher_models,
     voucher_redemption_models,

@@ -42,7 +42,13 @@ def _field_key(loc: tuple[Any, ...]) -> str:
     parts = list(loc[1:] if loc and loc[0] in _REQUEST_PARTS else loc)
     if not parts:
         return "Body"
-    return ".".join(p[:1].upper() + p[1:] if isinstance(p, str) else str(p) for p in parts)
+    return ".".join(_wire_name(p) if isinstance(p, str) else str(p) for p in parts)
+
+
+def _wire_name(name: str) -> str:
+    """The field as the spec spells it: PascalCase, except its snake_case names
+    (`crypto_currency`, `chain_id`), which keep their own spelling."""
+    return name if "_" in name else name[:1].upper() + name[1:]
 
 
 def _message(error: dict[str, Any]) -> str:

@@ -32,6 +32,13 @@ Request bodies are UTF-8 JSON; a body that is not UTF-8 JSON (or uses `NaN`/`Inf
 longer, in proportion to their size), or the request is answered 408 `REQUEST_TIMEOUT`.
 Requests without a valid API key are counted per client address: past the limit (20 a minute
 by default) they are answered 429 `AUTHENTICATION_THROTTLED` with `Retry-After`.
+
+Card purchases send webhooks of domain `card`, one per event of the purchase:
+`card.transaction.authorized` (an authorization or an incremental one), `.declined`,
+`.cleared`, `.reversed`, `.refunded` and `.expired` (a hold released after the expiry period).
+`data` holds `cardTransactionId`, `authorizationId`, `cardId`, `userId`, `eventType`, `amount`,
+`currency`, `status`, `heldAmount`, `clearedAmount`, `merchant`, `mcc`, `country`,
+`declineReason` and `rulesFired`.
 """
 
 

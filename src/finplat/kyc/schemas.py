@@ -162,6 +162,11 @@ class ShareTokenResponse(ResponseModel):
     ExpiresAt: datetime
 
 
+class CryptoEddStatus(ResponseModel):
+    Status: str = Field(description="`SUBMITTED`: stored with the verification provider.")
+    SubmittedAt: datetime
+
+
 class DetailedStatusResponse(ResponseModel):
     UserId: int
     KycStatus: str = Field(
@@ -172,6 +177,11 @@ class DetailedStatusResponse(ResponseModel):
     ApplicantId: str | None
     ReviewedAt: datetime | None
     Providers: list[ProviderStatus]
+    CryptoEdd: CryptoEddStatus | None = Field(
+        default=None,
+        description="The crypto enhanced due diligence, once submitted "
+        "(`POST /api/v2/crypto-virtual-accounts/verification/edd`).",
+    )
 
 
 class SandboxKycDecision(RequestModel):

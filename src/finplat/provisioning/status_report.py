@@ -6,9 +6,11 @@ from dataclasses import dataclass
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from finplat.crypto.edd import service as crypto_edd
+from finplat.crypto.edd.models import CryptoEdd
 from finplat.kyc.models import KycSubmission
 from finplat.kyc.repository import KycSubmissionRepository
-from finplat.kyc.schemas import DetailedStatusResponse
+from finplat.kyc.schemas import CryptoEddStatus, DetailedStatusResponse
 from finplat.kyc.statuses import KycMethod
 from finplat.providers.names import BankProvider, provider_type
 from finplat.provisioning import service
@@ -24,6 +26,7 @@ class StatusReport:
     user: User
     submission: KycSubmission | None
     providers: list[ProviderStatus]
+    edd: CryptoEdd | None = None
 
 
 async def provider_statuses(
@@ -53,7 +56,8 @@ async def provider_statuses(
                 UpdatedAt=account.updated_at if account else None,
             )
         )
-    return StatusReport(user, submission, providers)
+    edd = await crypto_edd.status_of(session, company_id=company_id, user_id=user_id)
+    return StatusReport(user, submission, providers, edd)
 
 
 def detailed_status(report: StatusReport) -> DetailedStatusResponse:
@@ -65,4 +69,9 @@ def detailed_status(report: StatusReport) -> DetailedStatusResponse:
         ApplicantId=submission.applicant_id if submission else None,
         ReviewedAt=submission.reviewed_at if submission else None,
         Providers=report.providers,
+        CryptoEdd=(
+            CryptoEddStatus(Status=report.edd.status, SubmittedAt=report.edd.submitted_at)
+            if report.edd
+            else None
+        ),
     )

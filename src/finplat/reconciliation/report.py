@@ -24,7 +24,7 @@ class SettledTransaction:
     """A pending transaction the provider had decided; now final."""
 
     company_id: int
-    transaction_id: int
+    transaction_id: int | str  # a crypto transfer's id is text (`ctr_...`)
     type: str
     status: str
 
@@ -34,7 +34,7 @@ class PendingTransaction:
     """A transaction that stays pending, and why."""
 
     company_id: int
-    transaction_id: int
+    transaction_id: int | str  # a crypto transfer's id is text (`ctr_...`)
     type: str
     reason: str
 

@@ -27,7 +27,7 @@ from finplat.db.unit_of_work import unit_of_work
 from finplat.errors import ApiError, NotFound
 from finplat.kit.clock import utcnow
 from finplat.providers.registry import Providers
-from finplat.reconciliation import cancelled_cards, card_fundings
+from finplat.reconciliation import cancelled_cards, card_fundings, crypto_transfers, payments
 from finplat.reconciliation.balances import BALANCE_CHECKERS, BalanceChecker
 from finplat.reconciliation.report import (
     PendingTransaction,
@@ -69,6 +69,8 @@ async def reconcile(
             found = set(await transactions_repository.companies_with_pending(session))
             found.update(await card_fundings.companies(session))
             found.update(await cancelled_cards.companies(session))
+            found.update(await payments.companies(session))
+            found.update(await crypto_transfers.companies(session))
             for checker in chosen:
                 found.update(await checker.companies(session))
             scope = sorted(found)
@@ -84,6 +86,22 @@ async def reconcile(
                 error_type=type(exc).__name__,
             )
             report.errors.append(RunError(company, "card fundings", type(exc).__name__))
+        try:
+            await payments.settle(factory, providers, company, report)
+        except Exception as exc:  # one company's failure must not stop the others
+            log.error(
+                "reconciliation_payments_failed", company_id=company, error_type=type(exc).__name__
+            )
+            report.errors.append(RunError(company, "payments", type(exc).__name__))
+        try:
+            await crypto_transfers.settle(factory, providers, company, report)
+        except Exception as exc:  # one company's failure must not stop the others
+            log.error(
+                "reconciliation_crypto_transfers_failed",
+                company_id=company,
+                error_type=type(exc).__name__,
+            )
+            report.errors.append(RunError(company, "crypto transfers", type(exc).__name__))
         try:
             await cancelled_cards.settle(factory, company, report)
         except Exception as exc:  # one company's failure must not stop the others

@@ -11,6 +11,7 @@ class TransactionType(StrEnum):
     FX_TRADE = "FX_TRADE"  # one currency of a budget into another
     BUDGET_TRANSFER = "BUDGET_TRANSFER"  # between two budgets of one user
     MASTER_TRANSFER = "MASTER_TRANSFER"  # from a user's budget to the company's master account
+    MANDATE_COLLECTION = "MANDATE_COLLECTION"  # collected under a mandate into the master account
 
 
 class TransactionStatus(StrEnum):

@@ -26,6 +26,7 @@ REFRESHER_MODULES: tuple[str, ...] = (
     "finplat.banking.payouts.refresh",
     "finplat.banking.fx.refresh",
     "finplat.banking.transfers.refresh",
+    "finplat.payments.collections.refresh",
 )
 
 

@@ -41,8 +41,8 @@ async def auto_lock(api: httpx.AsyncClient, card: dict[str, Any], enabled: bool)
 
 async def test_without_auto_lock_purchases_go_through(api: httpx.AsyncClient) -> None:
     card = await funded_card(api)
-    assert (await purchase(api, card))["Status"] == "SETTLED"
-    assert (await purchase(api, card))["Status"] == "SETTLED"
+    assert (await purchase(api, card))["Approved"] is True
+    assert (await purchase(api, card))["Approved"] is True
 
 
 async def test_auto_lock_declines_the_purchase_after_an_approved_one(
@@ -50,10 +50,10 @@ async def test_auto_lock_declines_the_purchase_after_an_approved_one(
 ) -> None:
     card = await funded_card(api)
     assert (await auto_lock(api, card, True))["AutoLockEnabled"] is True
-    assert (await purchase(api, card))["Status"] == "SETTLED"
+    assert (await purchase(api, card))["Approved"] is True
     declined = await purchase(api, card)
     assert declined["Status"] == "DECLINED"
-    assert declined["DeclineReason"] == "AUTO_LOCKED"
+    assert declined["DeclineReason"] == "CARD_AUTO_LOCKED"
 
 
 async def test_enable_unlocks_an_auto_locked_card_for_one_purchase(
@@ -65,8 +65,8 @@ async def test_enable_unlocks_an_auto_locked_card_for_one_purchase(
     enabled = await control(api, card, "enable")
     assert enabled.status_code == 200, enabled.text
     assert enabled.json()["Status"] == "ACTIVE"
-    assert (await purchase(api, card))["Status"] == "SETTLED"
-    assert (await purchase(api, card))["DeclineReason"] == "AUTO_LOCKED"
+    assert (await purchase(api, card))["Approved"] is True
+    assert (await purchase(api, card))["DeclineReason"] == "CARD_AUTO_LOCKED"
 
 
 async def test_turning_auto_lock_off_unlocks_the_card(api: httpx.AsyncClient) -> None:
@@ -81,15 +81,15 @@ async def test_turning_auto_lock_off_unlocks_the_card(api: httpx.AsyncClient) ->
     )
     assert off.status_code == 200, off.text
     assert off.json()["AutoLockEnabled"] is False
-    assert (await purchase(api, card))["Status"] == "SETTLED"
-    assert (await purchase(api, card))["Status"] == "SETTLED"
+    assert (await purchase(api, card))["Approved"] is True
+    assert (await purchase(api, card))["Approved"] is True
 
 
 async def test_auto_lock_chosen_at_order_acts(api: httpx.AsyncClient) -> None:
     card = await funded_card(api, AutoLockEnabled=True)
     assert card["AutoLockEnabled"] is True
-    assert (await purchase(api, card))["Status"] == "SETTLED"
-    assert (await purchase(api, card))["DeclineReason"] == "AUTO_LOCKED"
+    assert (await purchase(api, card))["Approved"] is True
+    assert (await purchase(api, card))["DeclineReason"] == "CARD_AUTO_LOCKED"
 
 
 async def test_an_auto_locked_decline_moves_no_money(api: httpx.AsyncClient) -> None:

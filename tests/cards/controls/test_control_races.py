@@ -227,8 +227,8 @@ async def test_after_an_overtaken_auto_lock_off_enable_still_unlocks_a_locked_ca
         assert on.status_code == 200, on.text
         assert superseded(off)["autoLockEnabled"] is True
         assert (await card_detail(api, card))["AutoLockEnabled"] is True
-        assert (await purchase(api, card, 5))["Status"] == "SETTLED"
-        assert (await purchase(api, card, 5))["DeclineReason"] == "AUTO_LOCKED"
+        assert (await purchase(api, card, 5))["Approved"] is True
+        assert (await purchase(api, card, 5))["DeclineReason"] == "CARD_AUTO_LOCKED"
         # The card knows auto-lock is on, so enable asks the provider to unlock it.
         assert (await control(api, card, "enable")).status_code == 200
-        assert (await purchase(api, card, 5))["Status"] == "SETTLED"
+        assert (await purchase(api, card, 5))["Approved"] is True

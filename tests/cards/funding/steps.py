@@ -114,7 +114,15 @@ async def purchase(
         json={"Amount": amount, "Currency": "USD", "Merchant": merchant},
     )
     assert response.status_code == 200, response.text
-    return dict(response.json())
+    answer = dict(response.json())
+    if answer["Approved"]:
+        # The merchant clears at once: the purchase is paid, not only held.
+        cleared = await api.post(
+            f"/api/v2/sandbox/cards/{card['Id']}/authorizations/{answer['AuthorizationId']}/clear",
+            params={"userId": card["UserId"]},
+        )
+        assert cleared.status_code == 200, cleared.text
+    return answer
 
 
 async def spent_unseen(app: FastAPI, card: dict[str, Any], minor: int) -> None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from decimal import Decimal
 from enum import StrEnum
 from typing import Protocol, runtime_checkable
@@ -421,7 +421,206 @@ class TransfersPort(Protocol):
 
 
 # ------------------------------------------------------------------------------------------------
+# The banking provider's payment-requests port: a user asks to be paid into one of their
+# budgets. The provider issues a request a payer can pay (fully, or not at all) until it
+# expires; the money lands in the budget and the provider reports it with the callback
+# `payment_request.paid` `{requestId, paymentId, budgetId, currency, amountMinor, payerName,
+# paidAt}`. The provider is the authority on whether a request was paid: it refuses a payment
+# after the request's expiry or cancellation, and refuses to cancel a paid request.
+
+PAYMENT_REQUEST_PAID = "payment_request.paid"
+# The provider's refusal code for cancelling a request a payer already paid.
+REQUEST_ALREADY_PAID = "PROVIDER_REQUEST_PAID"
 
 
-class BankingProvider(BudgetsPort, PayeesPort, FxPort, PaymentsPort, TransfersPort, Protocol):
+class ProviderRequestStatus(StrEnum):
+    PENDING = "PENDING"  # payable
+    PAID = "PAID"  # the payer paid it in full; the budget was credited
+    CANCELLED = "CANCELLED"
+    EXPIRED = "EXPIRED"  # its expiry passed unpaid
+
+
+@dataclass(frozen=True)
+class ProviderPaymentRequest:
+    request_id: str  # "bp_prq_..."
+    budget_id: str
+    currency: str
+    amount_minor: int
+    status: ProviderRequestStatus
+    expires_at: datetime
+    payment_id: str | None  # the incoming payment that paid it
+    paid_at: datetime | None
+
+
+class PaymentRequestsPort(Protocol):
+    async def create_payment_request(
+        self,
+        *,
+        company_id: int,
+        idempotency_key: str,
+        budget_id: str,
+        currency: str,
+        amount_minor: int,
+        expires_at: datetime,
+        description: str | None,
+    ) -> ProviderPaymentRequest:
+        """Issue a payable request into the budget (a repeat with the same key returns the
+        first). Refuses a currency the budget does not hold."""
+        ...
+
+    async def cancel_payment_request(
+        self, *, company_id: int, request_id: str
+    ) -> ProviderPaymentRequest:
+        """Stop the request from being paid. Cancelling a cancelled or expired request
+        answers it as it is; a paid request is refused (409 `PROVIDER_REQUEST_PAID`)."""
+        ...
+
+    async def payment_request(self, *, company_id: int, request_id: str) -> ProviderPaymentRequest:
+        """The request's current state (404 if the provider has none)."""
+        ...
+
+
+@runtime_checkable
+class SandboxPaymentRequestSimulation(Protocol):
+    """What only the sandbox provider offers: a payer paying a request."""
+
+    async def simulate_request_payment(
+        self, *, company_id: int, request_id: str, amount_minor: int, payer_name: str
+    ) -> ProviderPaymentRequest:
+        """The payer pays `amount_minor`: exactly the requested amount, while the request is
+        pending and unexpired, or nothing happens (refused)."""
+        ...
+
+
+# ------------------------------------------------------------------------------------------------
+# The banking provider's mandates port: a user authorises the company to collect from one of
+# their budgets, up to a maximum per period. The provider authorises the mandate
+# asynchronously (callback `mandate.status_changed` `{mandateId, status, reason}`, statuses
+# PENDING, ACTIVE, FAILED, CANCELLED) and executes collections against an active mandate,
+# moving the money from the budget to the company's master account. A collection the provider
+# cannot settle at once stays PENDING and is reported with `collection.status_changed`
+# `{collectionId, status, reason, idempotencyKey}`; `collection_by_key` finds a collection whose
+# answer was lost.
+
+MANDATE_STATUS_CHANGED = "mandate.status_changed"
+COLLECTION_STATUS_CHANGED = "collection.status_changed"
+
+
+class ProviderMandateStatus(StrEnum):
+    PENDING = "PENDING"  # waiting for the account holder's authorisation
+    ACTIVE = "ACTIVE"
+    FAILED = "FAILED"  # authorisation refused
+    CANCELLED = "CANCELLED"
+
+
+class ProviderCollectionStatus(StrEnum):
+    PENDING = "PENDING"  # accepted; the budget is not debited yet
+    COMPLETED = "COMPLETED"  # the money moved to the company's master account
+    FAILED = "FAILED"  # nothing moved; `reason` says why
+
+
+class CollectionFailure(StrEnum):
+    """Why the provider failed a collection (typed reasons the platform passes on)."""
+
+    INSUFFICIENT_FUNDS = "INSUFFICIENT_FUNDS"
+    MANDATE_CANCELLED = "MANDATE_CANCELLED"
+    MANDATE_EXPIRED = "MANDATE_EXPIRED"
+    MANDATE_NOT_ACTIVE = "MANDATE_NOT_ACTIVE"
+    REFUSED_BY_PAYER_BANK = "REFUSED_BY_PAYER_BANK"
+
+
+@dataclass(frozen=True)
+class ProviderMandate:
+    mandate_id: str  # "bp_mdt_..."
+    status: ProviderMandateStatus
+    reason: str | None
+
+
+@dataclass(frozen=True)
+class ProviderCollection:
+    collection_id: str  # "bp_col_..."
+    mandate_id: str
+    status: ProviderCollectionStatus
+    amount_minor: int
+    currency: str
+    reason: CollectionFailure | None
+
+
+class MandatesPort(Protocol):
+    async def create_mandate(
+        self,
+        *,
+        company_id: int,
+        idempotency_key: str,
+        budget_id: str,
+        currency: str,
+        max_amount_minor: int,
+        end_date: date | None,
+    ) -> ProviderMandate:
+        """Ask the account holder to authorise collections from the budget (answered
+        `PENDING`; the decision arrives as `mandate.status_changed`). A repeat with the same key
+        returns the first."""
+        ...
+
+    async def cancel_mandate(self, *, company_id: int, mandate_id: str) -> ProviderMandate:
+        """No collection is accepted afterwards. Cancelling again answers it as it is."""
+        ...
+
+    async def mandate(self, *, company_id: int, mandate_id: str) -> ProviderMandate:
+        """The mandate's current state (404 if the provider has none)."""
+        ...
+
+    async def collect(
+        self,
+        *,
+        company_id: int,
+        idempotency_key: str,
+        mandate_id: str,
+        currency: str,
+        amount_minor: int,
+    ) -> ProviderCollection:
+        """Collect from the mandate's budget into the company's master account. A mandate that
+        is not active, or a budget that cannot pay, gives a `FAILED` collection with its reason
+        (not an error). A repeat with the same key returns the first."""
+        ...
+
+    async def collection_by_key(
+        self, *, company_id: int, idempotency_key: str
+    ) -> ProviderCollection | None:
+        """The collection made with this key, or None if the provider never received it."""
+        ...
+
+
+@runtime_checkable
+class SandboxMandateSimulation(Protocol):
+    """What only the sandbox provider offers: the account holder deciding a mandate, and a
+    pending collection settling."""
+
+    async def decide_mandate(
+        self, *, company_id: int, mandate_id: str, approve: bool
+    ) -> ProviderMandate: ...
+
+    async def settle_collection(
+        self,
+        *,
+        company_id: int,
+        collection_id: str,
+        status: ProviderCollectionStatus,
+        reason: CollectionFailure | None,
+    ) -> ProviderCollection: ...
+
+
+# ------------------------------------------------------------------------------------------------
+
+
+class BankingProvider(
+    BudgetsPort,
+    PayeesPort,
+    FxPort,
+    PaymentsPort,
+    TransfersPort,
+    PaymentRequestsPort,
+    MandatesPort,
+    Protocol,
+):
     """Everything the platform asks of the banking provider once an account is open."""

@@ -14,8 +14,10 @@ Unix milliseconds, or nothing); the platform parses them (`finplat.cards.timesta
 
 Asynchronous changes arrive as callbacks: `card.status_changed` `{cardId, status, reason}`
 (for example PENDING → ACTIVE once the provider has produced the card),
-`card.transaction` `{cardId, transactionId, type, status, amountMinor, currency, merchant,
-declineReason, timestamp}`.
+`card.transaction` `{cardId, transactionId, authorizationId, type, status, amountMinor, currency,
+merchant, mcc, country, declineReason, timestamp}`: one event of a purchase (`type`
+AUTHORIZATION, INCREMENTAL, REVERSAL, CLEARING, REFUND, DECLINE or EXPIRY; `transactionId` the
+event's own id, `authorizationId` the purchase's, common to all its events).
 """
 
 from __future__ import annotations
@@ -118,6 +120,7 @@ class ProviderCardTransaction:
     merchant: str | None
     decline_reason: str | None
     timestamp: str | int | None  # raw, as the provider sent it
+    authorization_id: str | None = None  # the purchase it belongs to
 
 
 @dataclass(frozen=True)
@@ -234,13 +237,38 @@ class CardSimulation(Protocol):
         *,
         company_id: int,
         card_id: str,
+        authorization_id: str,
         amount_minor: int,
         currency: str,
         merchant: str,
+        mcc: str | None = None,
+        country: str | None = None,
+        platform_decline: str | None = None,
     ) -> ProviderCardTransaction:
-        """Approve (a pending hold, then clearing) or decline (insufficient funds, frozen,
-        blocked, cancelled, `AUTO_LOCKED`); reported as `card.transaction` callbacks too.
-        With auto-lock on, an approved purchase locks the card."""
+        """The network's authorization after the platform's decision (`platform_decline` when
+        the platform declined, `amount_minor` what it approved): the provider still declines
+        on its own state (frozen, blocked, cancelled, `AUTO_LOCKED`, its balance short), or
+        holds the amount. Reported as a `card.transaction` callback. With auto-lock on, an
+        approved purchase locks the card."""
+        ...
+
+    async def purchase_event(
+        self,
+        *,
+        company_id: int,
+        card_id: str,
+        authorization_id: str,
+        type_: str,
+        amount_minor: int | None,
+    ) -> ProviderCardTransaction:
+        """A later event of an authorized purchase (CLEARING, REVERSAL, INCREMENTAL, REFUND),
+        reported as a `card.transaction` callback. Without an amount a clearing or reversal
+        takes what is still held. 404 for an unknown authorization, 409 for one that cannot
+        take the event."""
+        ...
+
+    def new_authorization_id(self) -> str:
+        """The id the network gives a new purchase."""
         ...
 
     async def cancel_on_its_own(self, *, company_id: int, card_id: str) -> ProviderCard:

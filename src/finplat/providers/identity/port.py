@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from enum import StrEnum
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 APPLICANT_REVIEWED = "applicant.reviewed"
 
@@ -106,6 +106,12 @@ class IdentityVerification(Protocol):
 
     async def tax_id(self, *, company_id: int, applicant_id: str) -> str | None:
         """The applicant's stored tax id, for forwarding to a card provider."""
+        ...
+
+    async def submit_edd(
+        self, *, company_id: int, applicant_id: str, answers: dict[str, Any]
+    ) -> None:
+        """Store the applicant's enhanced due diligence answers (a repeat replaces them)."""
         ...
 
 

@@ -262,6 +262,7 @@ async def verify(
 ) -> Redemption:
     """Verify the one-time code and go on (approval, or the card credit). A redemption
     already decided is answered as it stands; one being credited is settled first."""
+    await _known_user(session, company_id, user_id)
     repository = RedemptionRepository(session, company_id)
     row = await repository.find(redemption_id, lock=True)
     if row is None or (user_id is not None and row.user_id != user_id):
@@ -479,10 +480,18 @@ async def refresh(
 async def get(
     session: AsyncSession, *, company_id: int, redemption_id: str, user_id: int | None = None
 ) -> Redemption:
+    await _known_user(session, company_id, user_id)
     row = await RedemptionRepository(session, company_id).find(redemption_id)
     if row is None or (user_id is not None and row.user_id != user_id):
         raise RedemptionNotFound()
     return Redemption(row, await _voucher(session, company_id, row.voucher_id))
+
+
+async def _known_user(session: AsyncSession, company_id: int, user_id: int | None) -> None:
+    """A `userId` that names no user of the company is 404 `USER_NOT_FOUND`, as everywhere,
+    before the redemption is looked for."""
+    if user_id is not None:
+        await users.get_user(session, company_id=company_id, user_id=user_id)
 
 
 async def _fail(

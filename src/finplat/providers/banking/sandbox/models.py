@@ -4,7 +4,7 @@ trades, payees, payments and transfers."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 
 from sqlalchemy import BigInteger, Boolean, CheckConstraint, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
@@ -208,3 +208,57 @@ class SandboxBankprovTransfer(Base):
     reason: Mapped[str | None] = mapped_column(String(200), default=None)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     completed_at: Mapped[datetime | None] = mapped_column(default=None)
+
+
+class SandboxBankprovPaymentRequest(Base):
+    """A request a payer can pay into a budget, in full, until `expires_at`."""
+
+    __tablename__ = "sandbox_bankprov_payment_requests"
+
+    id: Mapped[int] = mapped_column(BigIntId, primary_key=True, autoincrement=True)
+    company_id: Mapped[int] = mapped_column(BigInteger, index=True)
+    request_id: Mapped[str] = mapped_column(String(64), unique=True)
+    idempotency_key: Mapped[str] = mapped_column(String(128), unique=True)
+    budget_id: Mapped[str] = mapped_column(String(64))
+    currency: Mapped[str] = mapped_column(String(8))
+    amount_minor: Mapped[int] = mapped_column(BigInteger)
+    description: Mapped[str | None] = mapped_column(String(140), default=None)
+    status: Mapped[str] = mapped_column(String(16))
+    expires_at: Mapped[datetime]
+    payment_id: Mapped[str | None] = mapped_column(String(64), default=None)
+    paid_at: Mapped[datetime | None] = mapped_column(default=None)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class SandboxBankprovMandate(Base):
+    """A direct-debit mandate on a budget, as the account holder's bank keeps it."""
+
+    __tablename__ = "sandbox_bankprov_mandates"
+
+    id: Mapped[int] = mapped_column(BigIntId, primary_key=True, autoincrement=True)
+    company_id: Mapped[int] = mapped_column(BigInteger, index=True)
+    mandate_id: Mapped[str] = mapped_column(String(64), unique=True)
+    idempotency_key: Mapped[str] = mapped_column(String(128), unique=True)
+    budget_id: Mapped[str] = mapped_column(String(64))
+    currency: Mapped[str] = mapped_column(String(8))
+    max_amount_minor: Mapped[int] = mapped_column(BigInteger)
+    end_date: Mapped[date | None] = mapped_column(default=None)
+    status: Mapped[str] = mapped_column(String(16))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class SandboxBankprovCollection(Base):
+    """One collection against a mandate; `PENDING` ones have not moved money yet."""
+
+    __tablename__ = "sandbox_bankprov_collections"
+
+    id: Mapped[int] = mapped_column(BigIntId, primary_key=True, autoincrement=True)
+    company_id: Mapped[int] = mapped_column(BigInteger, index=True)
+    collection_id: Mapped[str] = mapped_column(String(64), unique=True)
+    idempotency_key: Mapped[str] = mapped_column(String(128), unique=True)
+    mandate_id: Mapped[str] = mapped_column(String(64))
+    currency: Mapped[str] = mapped_column(String(8))
+    amount_minor: Mapped[int] = mapped_column(BigInteger)
+    status: Mapped[str] = mapped_column(String(16))
+    reason: Mapped[str | None] = mapped_column(String(32), default=None)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)

@@ -27,7 +27,7 @@ import json
 import secrets
 import uuid
 from collections.abc import Sequence
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, replace
 from datetime import timedelta
 
 from sqlalchemy import select, update
@@ -213,12 +213,15 @@ class SandboxCardProgram:
         decline_reason: str | None = None,
         timestamp: str | None,
         report: bool = True,
+        authorization_id: str | None = None,
+        extra: dict[str, object] | None = None,
     ) -> ProviderCardTransaction:
         txn = SandboxCardprovTransaction(
             company_id=row.company_id,
             provider=self.name,
             transaction_id=f"{self.name}_txn_{uuid.uuid4().hex[:24]}",
             card_id=row.card_id,
+            authorization_id=authorization_id,
             type=type_,
             status=status,
             amount_minor=amount_minor,
@@ -235,7 +238,7 @@ class SandboxCardProgram:
                 session,
                 company_id=row.company_id,
                 type_=CARD_TRANSACTION,
-                data=_callback_data(view, row.card_id),
+                data=_callback_data(view, row.card_id) | (extra or {}),
             )
         return view
 
@@ -592,26 +595,28 @@ class SandboxCardProgram:
 
     # ----------------------------------------------------------------- simulation
 
+    def new_authorization_id(self) -> str:
+        return f"{self.name}_auth_{uuid.uuid4().hex[:24]}"
+
     async def authorize(
         self,
         *,
         company_id: int,
         card_id: str,
+        authorization_id: str,
         amount_minor: int,
         currency: str,
         merchant: str,
+        mcc: str | None = None,
+        country: str | None = None,
+        platform_decline: str | None = None,
     ) -> ProviderCardTransaction:
         await self.sim.enter(company_id, "authorize")
+        extra: dict[str, object] = {"mcc": mcc, "country": country}
         async with unit_of_work(self.factory) as session:
             # A merchant can still present a cancelled card: it is declined, `CARD_CANCELLED`.
             row = await self._row(session, company_id, card_id, exposed=False, lock=True)
-            reason = None
-            if row.status != S.ACTIVE.value:
-                reason = f"CARD_{row.status}"
-            elif row.locked:
-                reason = "AUTO_LOCKED"
-            elif currency != row.currency:
-                reason = "CURRENCY_NOT_SUPPORTED"
+            reason = platform_decline or _refusal(row, currency)
             if reason is None:
                 moved = await session.execute(
                     update(SandboxCardprovCard)
@@ -638,25 +643,64 @@ class SandboxCardProgram:
                     merchant=merchant,
                     decline_reason=reason,
                     timestamp=None,
+                    authorization_id=authorization_id,
+                    extra=extra,
                 )
-            millis = str(int(utcnow().timestamp() * 1000))
-            await self._record_transaction(
+            return await self._record_transaction(
                 session,
                 row,
                 type_="AUTHORIZATION",
                 status="PENDING",
                 amount_minor=amount_minor,
                 merchant=merchant,
-                timestamp=millis,
+                timestamp=str(int(utcnow().timestamp() * 1000)),
+                authorization_id=authorization_id,
+                extra=extra,
             )
+
+    async def purchase_event(
+        self,
+        *,
+        company_id: int,
+        card_id: str,
+        authorization_id: str,
+        type_: str,
+        amount_minor: int | None,
+    ) -> ProviderCardTransaction:
+        await self.sim.enter(company_id, "authorize")
+        async with unit_of_work(self.factory) as session:
+            row = await self._row(session, company_id, card_id, exposed=False, lock=True)
+            stmt = select(SandboxCardprovTransaction).where(
+                SandboxCardprovTransaction.company_id == company_id,
+                SandboxCardprovTransaction.card_id == card_id,
+                SandboxCardprovTransaction.authorization_id == authorization_id,
+            )
+            events = list((await session.execute(stmt)).scalars())
+            if not events:
+                raise ProviderRejected("No such authorization on the card.", status=404)
+            before = _Purchase.of(events)
+            if before.declined:
+                raise CardStateRefused("A declined authorization takes no further event.")
+            amount = amount_minor if amount_minor is not None else before.hold
+            if amount <= 0:
+                raise CardStateRefused("The authorization holds nothing to clear or reverse.")
+            after = before.plus(type_, amount)
+            # What the card can spend moves by the hold released and the money paid.
+            delta = (before.hold - after.hold) + (before.paid - after.paid)
+            if row.balance_minor + delta < 0:
+                raise CardStateRefused("The card's balance does not cover the clearing.")
+            row.balance_minor += delta
+            row.updated_at = utcnow()
+            first = events[0]
             return await self._record_transaction(
                 session,
                 row,
-                type_="CLEARING",
-                status="SETTLED",
-                amount_minor=amount_minor,
-                merchant=merchant,
-                timestamp=millis,
+                type_=type_,
+                status="SETTLED" if type_ in ("CLEARING", "REFUND") else "PENDING",
+                amount_minor=amount,
+                merchant=first.merchant,
+                timestamp=str(int(utcnow().timestamp() * 1000)),
+                authorization_id=authorization_id,
             )
 
     async def cancel_on_its_own(self, *, company_id: int, card_id: str) -> ProviderCard:
@@ -680,6 +724,58 @@ class SandboxCardProgram:
             return self._view(row)
 
 
+def _refusal(row: SandboxCardprovCard, currency: str) -> str | None:
+    """Why the provider itself declines a purchase on the card, if it does."""
+    if row.status != S.ACTIVE.value:
+        return f"CARD_{row.status}"
+    if row.locked:
+        return "AUTO_LOCKED"
+    if currency != row.currency:
+        return "CURRENCY_NOT_SUPPORTED"
+    return None
+
+
+@dataclass(frozen=True)
+class _Purchase:
+    """The provider's own account of one purchase, from its events (as the platform's)."""
+
+    authorized: int = 0
+    reversed: int = 0
+    cleared: int = 0
+    refunded: int = 0
+    declined: bool = False
+
+    @classmethod
+    def of(cls, events: Sequence[SandboxCardprovTransaction]) -> _Purchase:
+        state = cls()
+        for event in events:
+            state = state.plus(event.type, event.amount_minor)
+        return state
+
+    def plus(self, type_: str, amount: int) -> _Purchase:
+        if type_ in ("AUTHORIZATION", "INCREMENTAL"):
+            return replace(self, authorized=self.authorized + amount)
+        if type_ == "REVERSAL":
+            return replace(self, reversed=self.reversed + amount)
+        if type_ == "CLEARING":
+            return replace(self, cleared=self.cleared + amount)
+        if type_ == "REFUND":
+            return replace(self, refunded=self.refunded + amount)
+        if type_ == "DECLINE":
+            return replace(self, declined=True)
+        return self
+
+    @property
+    def hold(self) -> int:
+        if self.cleared or self.declined:
+            return 0
+        return max(0, self.authorized - self.reversed)
+
+    @property
+    def paid(self) -> int:
+        return self.cleared - self.refunded
+
+
 def _transaction_view(row: SandboxCardprovTransaction) -> ProviderCardTransaction:
     raw: str | int | None = row.timestamp
     if isinstance(raw, str) and raw.isdigit():
@@ -693,6 +789,7 @@ def _transaction_view(row: SandboxCardprovTransaction) -> ProviderCardTransactio
         merchant=row.merchant,
         decline_reason=row.decline_reason,
         timestamp=raw,
+        authorization_id=row.authorization_id,
     )
 
 
@@ -707,4 +804,5 @@ def _callback_data(txn: ProviderCardTransaction, card_id: str) -> dict[str, obje
         "merchant": txn.merchant,
         "declineReason": txn.decline_reason,
         "timestamp": txn.timestamp,
+        "authorizationId": txn.authorization_id,
     }

@@ -77,6 +77,8 @@ class SandboxCardprovTransaction(Base):
     provider: Mapped[str] = mapped_column(String(16))
     transaction_id: Mapped[str] = mapped_column(String(64), unique=True)
     card_id: Mapped[str] = mapped_column(String(64), index=True)
+    # The purchase the event belongs to (none for loads and unloads).
+    authorization_id: Mapped[str | None] = mapped_column(String(64), default=None, index=True)
     type: Mapped[str] = mapped_column(String(16))
     status: Mapped[str] = mapped_column(String(16))
     amount_minor: Mapped[int] = mapped_column(BigInteger)

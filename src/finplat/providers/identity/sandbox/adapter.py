@@ -44,6 +44,7 @@ from finplat.providers.sandbox.simulator import Simulator
 HOSTED_PAGE_PATH = "/sandbox/identity/verify"
 SHARE = "SHARE"
 OPERATIONS = (
+    "submit_edd",
     "create_applicant",
     "access_token",
     "import_shared_identity",
@@ -215,6 +216,18 @@ class SandboxIdentityVerification:
         await self.sim.enter(company_id, "tax_id")
         async with unit_of_work(self.factory) as session:
             return (await self._applicant(session, company_id, applicant_id)).tin
+
+    async def submit_edd(
+        self, *, company_id: int, applicant_id: str, answers: dict[str, Any]
+    ) -> None:
+        mode = await self.sim.enter(company_id, "submit_edd")
+        async with unit_of_work(self.factory) as session:
+            applicant = await self._applicant(session, company_id, applicant_id)
+            questionnaire = json.loads(applicant.questionnaire or "{}")
+            questionnaire["cryptoEdd"] = answers
+            applicant.questionnaire = json.dumps(questionnaire, separators=(",", ":"))
+        if mode is FaultMode.TIMEOUT:
+            await self.sim.hang()
 
     async def review(
         self, *, company_id: int, applicant_id: str, answer: ReviewAnswer, reject_type: RejectType

@@ -1,0 +1,93 @@
+"""All SQL of authorization rules and BIN ranges."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import false, func, or_, select, true
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from finplat.authorization.models import AuthorizationRule
+from finplat.cards.transactions.models import CardTransaction
+from finplat.db.repository import CompanyRepository
+from finplat.tiers.models import CardProduct
+
+
+class RuleRepository(CompanyRepository[AuthorizationRule]):
+    model = AuthorizationRule
+
+    async def all(self) -> list[AuthorizationRule]:
+        stmt = self.scoped().order_by(AuthorizationRule.priority, AuthorizationRule.id)
+        return list((await self.session.execute(stmt)).scalars())
+
+    async def applicable(
+        self, *, card_id: int, user_id: int, bin_range_id: int | None, now: datetime
+    ) -> list[AuthorizationRule]:
+        """Active, in effect now, scoped to the card: its own rules, its user's and the
+        company's of its BIN range; in priority order."""
+        in_range = (
+            AuthorizationRule.bin_range_id == bin_range_id if bin_range_id is not None else false()
+        )
+        stmt = (
+            self.scoped()
+            .where(
+                AuthorizationRule.active == true(),
+                or_(
+                    AuthorizationRule.effective_from.is_(None),
+                    AuthorizationRule.effective_from <= now,
+                ),
+                or_(AuthorizationRule.effective_to.is_(None), AuthorizationRule.effective_to > now),
+                or_(
+                    (AuthorizationRule.scope_type == "CARD")
+                    & (AuthorizationRule.card_id == card_id),
+                    (AuthorizationRule.scope_type == "USER")
+                    & (AuthorizationRule.user_id == user_id)
+                    & in_range,
+                    (AuthorizationRule.scope_type == "COMPANY") & in_range,
+                ),
+            )
+            .order_by(AuthorizationRule.priority, AuthorizationRule.id)
+        )
+        return list((await self.session.execute(stmt)).scalars())
+
+
+async def product_providers(session: AsyncSession, *, company_id: int) -> dict[str, list[int]]:
+    """The company's card products by provider: `{provider: [CardTypeId, ...]}`, ascending."""
+    stmt = (
+        select(CardProduct.provider, CardProduct.id)
+        .where(CardProduct.company_id == company_id)
+        .order_by(CardProduct.id)
+    )
+    found: dict[str, list[int]] = {}
+    for provider, product_id in await session.execute(stmt):
+        found.setdefault(provider, []).append(product_id)
+    return found
+
+
+async def approved_since(
+    session: AsyncSession,
+    *,
+    company_id: int,
+    since: datetime,
+    card_id: int | None = None,
+    user_id: int | None = None,
+) -> tuple[int, int]:
+    """(count, amount in minor units) of the purchases approved since `since`, of one card or
+    of one user's cards."""
+    stmt = select(
+        func.count(CardTransaction.id),
+        func.coalesce(
+            func.sum(CardTransaction.authorized_minor + CardTransaction.incremented_minor), 0
+        ),
+    ).where(
+        CardTransaction.company_id == company_id,
+        CardTransaction.declined == false(),
+        CardTransaction.authorized_minor > 0,
+        CardTransaction.authorized_at >= since,
+    )
+    if card_id is not None:
+        stmt = stmt.where(CardTransaction.card_id == card_id)
+    if user_id is not None:
+        stmt = stmt.where(CardTransaction.user_id == user_id)
+    count, amount = (await session.execute(stmt)).one()
+    return int(count), int(amount)

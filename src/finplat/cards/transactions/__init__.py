@@ -1,0 +1,1 @@
+"""Card transactions: purchases at merchants, from the real-time decision to clearing."""

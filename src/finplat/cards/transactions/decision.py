@@ -1,0 +1,172 @@
+"""The real-time authorization decision: a card provider asks, the platform answers at once.
+
+The answer comes from the card's available balance in the ledger (posted - holds) and the
+card's state, under the card's row lock (one card's decisions apply one after the other and
+never wait on another card's, let alone another company's). An approval takes the hold in the
+same transaction (`service.authorize_decided`), so parallel purchases can never approve more
+than the card has. Typed decline reasons:
+
+* `CARD_CANCELLED`, `CARD_FROZEN`, `SYSTEM_BLOCKED` (an unpaid decline fee), `CARD_INACTIVE`
+  (not produced or not activated yet): the card's state;
+* `CURRENCY_NOT_SUPPORTED`: not the card's currency;
+* `INSUFFICIENT_FUNDS`: the available balance does not cover the amount (a merchant that
+  accepts a partial approval is approved for what is available instead);
+* `RULE_DECLINED`: an authorization rule of the company fired (`finplat.authorization`;
+  the rule's `ResponseCode`); every rule that fired, shadow ones too, is in `RulesFired`;
+* `CARD_AUTO_LOCKED` is the provider's own (it holds the lock) and arrives with its decline.
+
+A repeated request for one authorization id answers the first decision.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from finplat.authorization import evaluation
+from finplat.cards import lookup
+from finplat.cards.funding import service as funding
+from finplat.cards.models import Card
+from finplat.cards.status import CardStatus
+from finplat.cards.transactions import service
+from finplat.cards.transactions.models import CardTransaction
+from finplat.cards.transactions.purchase import PurchaseStatus
+from finplat.cards.transactions.repository import CardTransactionRepository
+from finplat.ledger import service as ledger
+
+APPROVED = "00"
+PARTIALLY_APPROVED = "10"
+RESPONSE_CODES = {
+    "INSUFFICIENT_FUNDS": "51",
+    "CARD_CANCELLED": "54",
+    "CARD_FROZEN": "62",
+    "CARD_AUTO_LOCKED": "62",
+    "SYSTEM_BLOCKED": "62",
+    "CARD_INACTIVE": "78",
+    "CURRENCY_NOT_SUPPORTED": "57",
+    "RULE_DECLINED": "57",
+}
+DO_NOT_HONOUR = "05"
+RULE_DECLINED = "RULE_DECLINED"
+STATE_REASONS = {
+    CardStatus.CANCELLED: "CARD_CANCELLED",
+    CardStatus.FROZEN: "CARD_FROZEN",
+    CardStatus.SYSTEM_BLOCKED: "SYSTEM_BLOCKED",
+    CardStatus.PENDING: "CARD_INACTIVE",
+    CardStatus.INACTIVE: "CARD_INACTIVE",
+}
+
+
+@dataclass(frozen=True)
+class AuthorizationRequest:
+    authorization_id: str
+    amount_minor: int
+    currency: str
+    merchant: str
+    mcc: str | None = None
+    country: str | None = None
+    partial_allowed: bool = False
+
+
+@dataclass(frozen=True)
+class Decision:
+    transaction: CardTransaction
+    approved: bool
+    approved_minor: int
+    response_code: str
+    decline_reason: str | None
+    rules_fired: list[dict[str, Any]] = field(default_factory=list)
+
+
+def response_code(reason: str | None) -> str:
+    return APPROVED if reason is None else RESPONSE_CODES.get(reason, DO_NOT_HONOUR)
+
+
+async def decide(
+    session: AsyncSession, *, company_id: int, card_id: int, request: AuthorizationRequest
+) -> Decision:
+    """Approve (the hold is taken) or decline one authorization request on the company's
+    card; the purchase is recorded either way."""
+    card = await lookup.find_card(session, company_id=company_id, card_id=card_id, lock=True)
+    txns = CardTransactionRepository(session, company_id)
+    earlier = await txns.by_authorization(card.provider, request.authorization_id)
+    if earlier is not None:
+        return _answer(earlier)
+    txn = await txns.add(
+        CardTransaction(
+            card_id=card.id,
+            user_id=card.user_id,
+            provider=card.provider,
+            authorization_id=request.authorization_id,
+            currency=card.currency,
+            merchant=request.merchant,
+            mcc=request.mcc,
+            country=request.country,
+            status=PurchaseStatus.PENDING.value,
+            requested_minor=request.amount_minor,
+        )
+    )
+    reason, approved_minor, rules = await _judge(session, card, request)
+    txn.rules_fired = json.dumps(rules.fired if rules else [])
+    if reason is None:
+        await service.authorize_decided(session, card, txn, approved_minor=approved_minor)
+        partial = approved_minor < request.amount_minor
+        txn.response_code = PARTIALLY_APPROVED if partial else APPROVED
+    else:
+        txn.declined = True
+        txn.decline_reason = reason
+        txn.status = PurchaseStatus.DECLINED.value
+        txn.response_code = (
+            rules.response_code if reason == RULE_DECLINED and rules else (response_code(reason))
+        )
+    await session.flush()
+    return _answer(txn)
+
+
+async def _judge(
+    session: AsyncSession, card: Card, request: AuthorizationRequest
+) -> tuple[str | None, int, evaluation.Outcome | None]:
+    """The card's state first, then the company's rules (each evaluated and reported), then
+    the available balance."""
+    state = STATE_REASONS.get(CardStatus(card.status))
+    if state is not None:
+        return state, 0, None
+    if request.currency != card.currency:
+        return "CURRENCY_NOT_SUPPORTED", 0, None
+    rules = await evaluation.evaluate(
+        session,
+        evaluation.Purchase(
+            company_id=card.company_id,
+            card_id=card.id,
+            user_id=card.user_id,
+            provider=card.provider,
+            amount_minor=request.amount_minor,
+            currency=request.currency,
+            mcc=request.mcc,
+            country=request.country,
+        ),
+    )
+    if rules.declined_by is not None:
+        return RULE_DECLINED, 0, rules
+    account = await funding.card_account(session, card)
+    held = await ledger.balance(session, company_id=card.company_id, account_id=account.id)
+    if held.available >= request.amount_minor:
+        return None, request.amount_minor, rules
+    if request.partial_allowed and held.available > 0:
+        return None, held.available, rules
+    return "INSUFFICIENT_FUNDS", 0, rules
+
+
+def _answer(txn: CardTransaction) -> Decision:
+    approved = not txn.declined and txn.authorized_minor > 0
+    return Decision(
+        transaction=txn,
+        approved=approved,
+        approved_minor=txn.authorized_minor if approved else 0,
+        response_code=txn.response_code or response_code(txn.decline_reason),
+        decline_reason=txn.decline_reason,
+        rules_fired=json.loads(txn.rules_fired),
+    )

@@ -1,0 +1,78 @@
+"""All SQL of card transactions."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from finplat.cards.transactions.models import CardTransaction, CardTransactionEvent
+from finplat.db.repository import CompanyRepository
+
+
+class CardTransactionRepository(CompanyRepository[CardTransaction]):
+    model = CardTransaction
+
+    async def by_authorization(
+        self, provider: str, authorization_id: str
+    ) -> CardTransaction | None:
+        stmt = self.scoped().where(
+            CardTransaction.provider == provider,
+            CardTransaction.authorization_id == authorization_id,
+        )
+        return (await self.session.execute(stmt)).scalar_one_or_none()
+
+    async def page(
+        self,
+        *,
+        card_id: int | None,
+        user_id: int | None,
+        statuses: list[str],
+        offset: int,
+        limit: int,
+    ) -> list[CardTransaction]:
+        stmt = self.scoped()
+        if card_id is not None:
+            stmt = stmt.where(CardTransaction.card_id == card_id)
+        if user_id is not None:
+            stmt = stmt.where(CardTransaction.user_id == user_id)
+        if statuses:
+            stmt = stmt.where(CardTransaction.status.in_(statuses))
+        stmt = stmt.order_by(CardTransaction.id.desc()).offset(offset).limit(limit)
+        return list((await self.session.execute(stmt)).scalars())
+
+    async def events_of(self, transaction_ids: list[int]) -> list[CardTransactionEvent]:
+        if not transaction_ids:
+            return []
+        stmt = (
+            select(CardTransactionEvent)
+            .where(
+                CardTransactionEvent.company_id == self.company_id,
+                CardTransactionEvent.card_transaction_id.in_(transaction_ids),
+            )
+            .order_by(CardTransactionEvent.id)
+        )
+        return list((await self.session.execute(stmt)).scalars())
+
+    async def has_event(self, provider: str, provider_event_id: str) -> bool:
+        stmt = select(CardTransactionEvent.id).where(
+            CardTransactionEvent.company_id == self.company_id,
+            CardTransactionEvent.provider == provider,
+            CardTransactionEvent.provider_event_id == provider_event_id,
+        )
+        return (await self.session.execute(stmt)).first() is not None
+
+
+async def holds_authorized_before(
+    session: AsyncSession, *, before: datetime, limit: int
+) -> list[tuple[int, int]]:
+    """`(company_id, card_transaction_id)` of purchases still holding money that were
+    authorized before `before`, every company's (the expiry job's query), oldest first."""
+    stmt = (
+        select(CardTransaction.company_id, CardTransaction.id)
+        .where(CardTransaction.held_minor > 0, CardTransaction.authorized_at < before)
+        .order_by(CardTransaction.id)
+        .limit(limit)
+    )
+    return [(company_id, txn_id) for company_id, txn_id in await session.execute(stmt)]

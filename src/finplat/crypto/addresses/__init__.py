@@ -1,0 +1,1 @@
+"""Pay-in addresses: one stable deposit address per user, stablecoin and chain."""

@@ -1,0 +1,2 @@
+"""Crypto-to-fiat exchange: quotes, their single acceptance, and the `bankprov-deposits` the
+acceptance starts."""

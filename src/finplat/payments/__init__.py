@@ -1,0 +1,2 @@
+"""Payments: payment requests (a user asks to be paid into a budget), mandates and
+collections."""

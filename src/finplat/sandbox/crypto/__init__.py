@@ -1,0 +1,1 @@
+"""Sandbox crypto simulations: transfers arriving on chain, blocks, reorganisations."""

@@ -1,0 +1,1 @@
+"""Sandbox simulations of the payments domain: payers paying requests, mandates authorised."""

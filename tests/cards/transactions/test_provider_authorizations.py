@@ -1,0 +1,119 @@
+"""A card provider's real-time authorization request, answered by the platform's decision."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from typing import Any
+
+import httpx
+from fastapi import FastAPI
+
+from finplat.config import Settings
+from finplat.providers import inbound
+from tests.cards.funding.steps import card_balance
+from tests.cards.transactions.steps import funded_card, provider_card_ref, purchase_event
+from tests.conftest import Tenant
+
+
+def _signed(secret: str, payload: dict[str, Any]) -> dict[str, Any]:
+    body = json.dumps(payload).encode()
+    headers = {"content-type": "application/json", **inbound.signature_headers(secret, body)}
+    return {"content": body, "headers": headers}
+
+
+async def _ask(
+    anonymous: httpx.AsyncClient, settings: Settings, payload: dict[str, Any]
+) -> httpx.Response:
+    return await anonymous.post(
+        "/providers/cardprov/authorizations",
+        **_signed(settings.provider_callback_secret, payload),
+    )
+
+
+async def test_an_approved_request_holds_once_even_with_its_authorization_event(
+    api: httpx.AsyncClient,
+    anonymous: httpx.AsyncClient,
+    app: FastAPI,
+    settings: Settings,
+    tenant: Tenant,
+) -> None:
+    card = await funded_card(api)
+    ref = await provider_card_ref(app, card)
+    payload = {
+        "companyId": tenant.company_id,
+        "authorizationId": "net-rt-1",
+        "cardId": ref,
+        "amountMinor": 2000,
+        "currency": "USD",
+        "merchant": "Network Store",
+        "mcc": "5411",
+    }
+    first = await _ask(anonymous, settings, payload)
+    assert first.status_code == 200, first.text
+    assert (first.json()["Approved"], first.json()["ResponseCode"]) == (True, "00")
+    again = await _ask(anonymous, settings, payload)
+    assert again.json() == first.json()
+    reported = await anonymous.post(
+        "/providers/cardprov/callbacks",
+        **purchase_event(
+            settings.provider_callback_secret,
+            company_id=tenant.company_id,
+            card_ref=ref,
+            authorization_id="net-rt-1",
+            type_="AUTHORIZATION",
+            amount_minor=2000,
+        ),
+    )
+    assert reported.status_code == 200, reported.text
+    assert await card_balance(api, card) == Decimal(80)
+
+
+async def test_a_request_beyond_the_balance_is_declined(
+    api: httpx.AsyncClient,
+    anonymous: httpx.AsyncClient,
+    app: FastAPI,
+    settings: Settings,
+    tenant: Tenant,
+) -> None:
+    card = await funded_card(api, 10)
+    answer = await _ask(
+        anonymous,
+        settings,
+        {
+            "companyId": tenant.company_id,
+            "authorizationId": "net-rt-2",
+            "cardId": await provider_card_ref(app, card),
+            "amountMinor": 1001,
+            "currency": "USD",
+            "merchant": "Network Store",
+        },
+    )
+    assert answer.status_code == 200, answer.text
+    assert (answer.json()["Approved"], answer.json()["DeclineReason"]) == (
+        False,
+        "INSUFFICIENT_FUNDS",
+    )
+
+
+async def test_an_unsigned_request_is_401(anonymous: httpx.AsyncClient) -> None:
+    response = await anonymous.post("/providers/cardprov/authorizations", json={})
+    assert response.status_code == 401
+
+
+async def test_a_request_for_an_unknown_card_is_404(
+    anonymous: httpx.AsyncClient, settings: Settings, tenant: Tenant
+) -> None:
+    answer = await _ask(
+        anonymous,
+        settings,
+        {
+            "companyId": tenant.company_id,
+            "authorizationId": "net-rt-3",
+            "cardId": "cardprov_card_nobody",
+            "amountMinor": 100,
+            "currency": "USD",
+            "merchant": "Network Store",
+        },
+    )
+    assert answer.status_code == 404, answer.text
