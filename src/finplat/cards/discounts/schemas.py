@@ -19,6 +19,7 @@ PercentOff = Annotated[
     AmountRange(greater_than=Decimal(0), at_most=Decimal(100)),
     Field(
         decimal_places=2,
+        json_schema_extra={"multipleOf": 0.01},
         description="Percentage off the card's top-up fee, above 0 through 100, at most two "
         "decimals (the amount off rounds down).",
     ),
