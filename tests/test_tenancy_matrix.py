@@ -347,6 +347,8 @@ BODIES: dict[tuple[str, str], dict[str, Any]] = {
         "chain_id": 1,
     },
     ("POST", "/api/v2/admin/vouchers/groups"): {"Name": "Tenancy"},
+    ("POST", "/api/v2/admin/discount-codes"): {"Code": "TENANCY", "PercentOff": 10},
+    ("PUT", "/api/v2/admin/discount-codes/cards/{cardId}/discount"): {"DiscountCode": None},
     ("POST", "/api/v2/admin/vouchers/groups/{groupId}/vouchers"): {"Value": 1, "Currency": "USD"},
     ("POST", "/api/v2/vouchers/redemptions"): {"VoucherCode": "VCH-0000-0000-0000-0000-0000"},
     ("POST", "/api/v2/vouchers/redemptions/{id}/verify"): {"Code": "000000"},

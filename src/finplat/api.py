@@ -17,6 +17,7 @@ from finplat.banking.transfers.endpoints import router as transfers_router
 from finplat.bankprov_onboarding.endpoints import router as bankprov_onboarding_router
 from finplat.business.endpoints import router as business_router
 from finplat.cards.controls.endpoints import router as card_controls_router
+from finplat.cards.discounts.endpoints import router as card_discounts_router
 from finplat.cards.endpoints import router as cards_router
 from finplat.cards.funding.endpoints import router as card_funding_router
 from finplat.cards.physical.endpoints import router as physical_cards_router
@@ -94,6 +95,7 @@ ROUTERS: tuple[APIRouter, ...] = (
     voucher_groups_router,
     vouchers_router,
     voucher_redemptions_router,
+    card_discounts_router,
 )
 
 SANDBOX_ROUTERS: tuple[APIRouter, ...] = (

@@ -126,7 +126,11 @@ KYC_REQUEST = re.compile(
 NOT_US = "GB"
 
 
-VOUCHER_TERMS = re.compile(r"^/api/v2/admin/vouchers/groups(/\{groupId\}/vouchers)?$")
+# Terms with a validity window (and for vouchers amounts): voucher groups, vouchers and the
+# cards' discount codes.
+VOUCHER_TERMS = re.compile(
+    r"^/api/v2/admin/(vouchers/groups(/\{groupId\}/vouchers)?|discount-codes)$"
+)
 # (currency, amounts, window start, window end, cap, value) of a group's and a voucher's terms.
 TERM_FIELDS = (
     (

@@ -10,6 +10,7 @@ from finplat.banking.transfers import models as transfers_models
 from finplat.bankprov_onboarding.models import BankprovApplication, BankprovDocument
 from finplat.business.models import AssociatedPerson, BusinessApplication, BusinessDocument
 from finplat.cards import models as cards_models
+from finplat.cards.discounts import models as card_discounts_models
 from finplat.cards.funding import models as cards_funding_models
 from finplat.cards.transactions import models as card_transactions_models
 from finplat.companies.models import Company
@@ -67,6 +68,7 @@ MODEL_MODULES = (
     transactions_models,
     cards_models,
     cards_funding_models,
+    card_discounts_models,
     card_transactions_models,
     authorization_models,
     sandbox_cards_models,

@@ -35,6 +35,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm.attributes import set_committed_value
 
 from finplat.cards.controls.service import take_control_answer
+from finplat.cards.discounts.service import discounted_topup_fee
 from finplat.cards.errors import MasterAccountShort
 from finplat.cards.funding.fees import schedule_for
 from finplat.cards.funding.models import CardFunding
@@ -289,7 +290,14 @@ async def _reserve_topup(
     short: type[ApiError] = MasterAccountShort,
 ) -> tuple[CardFunding, ledger.Reservation]:
     schedule = await schedule_for(session, company_id=card.company_id, tier_id=card.tier_id)
-    fee = 0 if kind == FundingKind.VOUCHER else schedule.topup_fee(money.minor)
+    fee = 0
+    if kind != FundingKind.VOUCHER:
+        fee = await discounted_topup_fee(
+            session,
+            company_id=card.company_id,
+            card_id=card.id,
+            fee_minor=schedule.topup_fee(money.minor),
+        )
     net = money.minor - fee
     paid = min(card.outstanding_fee_minor, net)
     card.outstanding_fee_minor -= paid

@@ -46,6 +46,8 @@ WITH u AS (
 )
 SELECT u.ord, c.status, c.currency, c.provider, c.provider_card_id, c.outstanding_fee_minor,
        c.ledger_account_id, s.topup_fee_percent, s.topup_fixed_fee_minor,
+       dc.percent_off AS discount_percent_off, dc.valid_from AS discount_valid_from,
+       dc.valid_until AS discount_valid_until,
        a.master_id, a.revenue_id, a.available,
        EXISTS (SELECT 1 FROM api_keys k WHERE k.id = u.api_key_id
                AND k.company_id = u.company_id AND k.revoked_at IS NULL) AS key_valid
@@ -53,6 +55,8 @@ FROM u
 JOIN cards c ON c.id = u.card_id AND c.company_id = u.company_id
 JOIN accounts a ON a.company_id = u.company_id
 LEFT JOIN card_fee_schedules s ON s.company_id = c.company_id AND s.tier_id = c.tier_id
+LEFT JOIN card_discounts d ON d.card_id = c.id AND d.company_id = c.company_id
+LEFT JOIN card_discount_codes dc ON dc.id = d.discount_code_id AND dc.company_id = c.company_id
 """  # noqa: S608
 
 # The balance rows of `d` (account_id, shard), locked once every other row of the statement is

@@ -36,6 +36,7 @@ import structlog
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from starlette.datastructures import State
 
+from finplat.cards.discounts.service import Discount
 from finplat.cards.funding import fees
 from finplat.cards.funding import service as funding
 from finplat.cards.funding.batches import repository
@@ -478,12 +479,22 @@ def _reserved(waiting: _Waiting) -> repository.Reserved:
 
 
 def _topup_fee(row: asyncpg.Record, amount_minor: int) -> int:
-    """The card's tier's top-up fee, as `fees.FeeSchedule.topup_fee` charges it."""
+    """The card's tier's top-up fee after the card's discount code, as the request's own path
+    charges it (`fees.FeeSchedule.topup_fee`, then `discounts.Discount.applied_to`)."""
     if row["topup_fee_percent"] is None:  # no schedule for the tier
-        return fees.DEFAULT_SCHEDULE.topup_fee(amount_minor)
-    return fees.fee_of(
-        amount_minor, Decimal(row["topup_fee_percent"]), int(row["topup_fixed_fee_minor"])
+        fee = fees.DEFAULT_SCHEDULE.topup_fee(amount_minor)
+    else:
+        fee = fees.fee_of(
+            amount_minor, Decimal(row["topup_fee_percent"]), int(row["topup_fixed_fee_minor"])
+        )
+    if row["discount_percent_off"] is None:
+        return fee
+    discount = Discount(
+        Decimal(row["discount_percent_off"]),
+        row["discount_valid_from"],
+        row["discount_valid_until"],
     )
+    return discount.applied_to(fee)
 
 
 class _MasterShards:
