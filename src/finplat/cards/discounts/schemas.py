@@ -40,7 +40,11 @@ class DiscountCodeCreate(RequestModel):
     Code: CodeText
     PercentOff: PercentOff
     ValidFrom: Instant | None = None
-    ValidUntil: Instant | None = Field(default=None, description="After `ValidFrom`.")
+    ValidUntil: Instant | None = Field(
+        default=None,
+        description="The end of the window, not included; a window that ends at or before "
+        "`ValidFrom` never applies.",
+    )
 
 
 class DiscountCodeResponse(ResponseModel):

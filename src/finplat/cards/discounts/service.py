@@ -18,7 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from finplat.cards.discounts.models import CardDiscountCode
 from finplat.cards.discounts.repository import DiscountRepository
 from finplat.cards.lookup import find_card
-from finplat.errors import ApiError, NotFound, ValidationFailed
+from finplat.errors import ApiError, NotFound
 from finplat.events import service as events
 from finplat.kit.clock import utcnow
 
@@ -78,8 +78,6 @@ async def create_code(
     valid_from: datetime | None,
     valid_until: datetime | None,
 ) -> CardDiscountCode:
-    if valid_from is not None and valid_until is not None and valid_until <= valid_from:
-        raise ValidationFailed("ValidUntil must be after ValidFrom.")
     repo = DiscountRepository(session, company_id)
     if await repo.code_named(code) is not None:
         raise DiscountCodeExists()
