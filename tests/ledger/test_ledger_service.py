@@ -273,9 +273,7 @@ async def test_a_settler_that_loses_the_race_is_told_already_resolved_not_expire
         expires_at=utcnow() + timedelta(minutes=5),
     )
     # Loaded while still PENDING, as a losing settler's `_pending_transfer` loads it.
-    loaded = await repository.get_transfer(
-        session, company_id=book.company_id, transfer_id=pending.transfer_id
-    )
+    loaded = await session.get(LedgerTransfer, pending.transfer_id)
     assert loaded is not None
     assert loaded.status == TransferStatus.PENDING.value
     async with session_factory() as winner:

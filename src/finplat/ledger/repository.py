@@ -320,15 +320,6 @@ async def insert_entries(
     )
 
 
-async def get_transfer(
-    session: AsyncSession, *, company_id: int, transfer_id: int
-) -> LedgerTransfer | None:
-    stmt = select(LedgerTransfer).where(
-        LedgerTransfer.company_id == company_id, LedgerTransfer.id == transfer_id
-    )
-    return (await session.execute(stmt)).scalar_one_or_none()
-
-
 async def transfer_status(
     session: AsyncSession, *, company_id: int, transfer_id: int
 ) -> tuple[str, str] | None:
