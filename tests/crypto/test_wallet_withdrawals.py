@@ -17,8 +17,10 @@ from fastapi import FastAPI
 from finplat.crypto.withdrawals import codes
 from finplat.crypto.withdrawals import service as withdrawals
 from finplat.kit.clock import set_clock, utcnow
+from finplat.providers.crypto.sandbox.withdrawals import NETWORK_FEES
+from finplat.reconciliation.service import reconcile
 from tests.conftest import Tenant
-from tests.crypto.steps import credited_user, crypto_balance
+from tests.crypto.steps import PAIRS, credited_user, crypto_balance
 from tests.crypto.withdrawal_steps import (
     code_of,
     confirm,
@@ -394,3 +396,74 @@ async def test_withdrawals_are_listed_by_type_and_status(api: httpx.AsyncClient)
     assert [t["TransferId"] for t in listed.json()["Items"]] == [started["TransferId"]]
     other = await api.get(TRANSFERS, params={"userId": user["Id"], "types": "BANKPROV_DEPOSIT"})
     assert other.json()["Items"] == []
+
+
+# ----------------------------------------------------------------- job and reconciliation
+
+
+async def test_the_job_expires_lapsed_codes_and_sends_after_the_cooling_off(
+    app: FastAPI, api: httpx.AsyncClient
+) -> None:
+    user, _ = await credited_user(api, "100")
+    lapsing = await initiated(api, user["Id"], external_address(1), amount="10")
+    cooling = await _confirmed(api, user["Id"], external_address(1), amount="10")
+    assert cooling["Status"] == "COOLING_OFF"
+    later(timedelta(hours=25))
+    factory, providers = app.state.session_factory, app.state.providers
+    assert await withdrawals.run_due(factory, providers) == 2
+    assert await withdrawals.run_due(factory, providers) == 0
+    lapsed = await transfer(api, user["Id"], lapsing["TransferId"])
+    assert lapsed["Status"] == "EXPIRED"
+    sent = await transfer(api, user["Id"], cooling["TransferId"])
+    assert sent["Status"] == "PENDING"
+    balance = await _balance(api, user["Id"])
+    assert Decimal(str(balance["PendingDebits"])) == 15  # the sent one's 10 and its fee
+
+
+@pytest.mark.usefixtures("no_cooling_off")
+async def test_reconciliation_settles_a_withdrawal_whose_callback_was_lost(
+    app: FastAPI, api: httpx.AsyncClient, tenant: Tenant
+) -> None:
+    user, _ = await credited_user(api, "100")
+    sent = await _confirmed(api, user["Id"], external_address(137), amount="10", chain_id=137)
+    assert sent["Status"] == "PENDING"
+    rail = app.state.providers.crypto
+    withdrawal = await rail.withdrawal_by_key(
+        company_id=tenant.company_id, idempotency_key=f"wallet-withdrawal:{sent['TransferId']}"
+    )
+    assert withdrawal is not None
+    # The chain confirms it, and the rail's callback never arrives (nothing delivers it here).
+    await rail.settle_withdrawal(
+        company_id=tenant.company_id, withdrawal_id=withdrawal.withdrawal_id, confirmed=True
+    )
+    report = await reconcile(
+        app.state.session_factory, app.state.providers, company_id=tenant.company_id
+    )
+    assert [(s.transaction_id, s.status) for s in report.settled] == [
+        (sent["TransferId"], "COMPLETED")
+    ]
+    assert Decimal(str((await _balance(api, user["Id"]))["Posted"])) == Decimal("89.9")
+
+
+@pytest.mark.usefixtures("no_cooling_off")
+@pytest.mark.parametrize(("currency", "chain_id"), PAIRS)
+async def test_every_coin_and_chain_sends_exactly_the_amount_and_its_fee(
+    api: httpx.AsyncClient, currency: str, chain_id: int
+) -> None:
+    user, _ = await credited_user(api, "100", currency, chain_id)
+    sent = await _confirmed(
+        api,
+        user["Id"],
+        external_address(chain_id),
+        amount="12.345678",
+        currency=currency,
+        chain_id=chain_id,
+    )
+    fee = Decimal(str(sent["NetworkFee"]))
+    assert fee == Decimal(NETWORK_FEES[chain_id]) / 10**6
+    assert Decimal(str(sent["TotalAmount"])) == Decimal("12.345678") + fee
+    done = await settle(api, user["Id"], sent["TransferId"], "CONFIRMED")
+    assert done["Status"] == "COMPLETED"
+    balance = await _balance(api, user["Id"], currency)
+    assert Decimal(str(balance["Posted"])) == Decimal(100) - Decimal("12.345678") - fee
+    assert Decimal(str(balance["PendingDebits"])) == 0
