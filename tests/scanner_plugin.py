@@ -24,8 +24,11 @@ LOG_DIR_ENV = "FINPLAT_TEST_PROCESS_LOGS"
 CONFIGURATION_PATH = "/api/v2/company/configuration"
 # The one response that shows voucher codes: issuing them into a group.
 ISSUING_PATH = re.compile(r"/api/v2/admin/vouchers/groups/[^/]+/vouchers")
-# The one response that shows a redemption's one-time code: the sandbox's inbox.
-INBOX_PATH = re.compile(r"/api/v2/sandbox/vouchers/redemptions/[^/]+/code")
+# The responses that show a one-time code: the sandbox's inbox, for a voucher redemption and
+# for a crypto wallet withdrawal.
+INBOX_PATH = re.compile(
+    r"/api/v2/sandbox/(?:vouchers/redemptions|crypto/wallet-withdrawals)/[^/]+/code"
+)
 
 
 @pytest.fixture(scope="session", autouse=True)

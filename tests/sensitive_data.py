@@ -8,8 +8,9 @@
   one response that rotated it;
 * a voucher code anywhere but the one response that issued it (`PlaintextCode`, once per
   code);
-* a voucher redemption's one-time code (`"Code": "123456"`) anywhere but the sandbox's inbox
-  (`GET /api/v2/sandbox/vouchers/redemptions/{id}/code`);
+* a voucher redemption's or a crypto wallet withdrawal's one-time code (`"Code": "123456"`)
+  anywhere but the sandbox's inbox (`GET /api/v2/sandbox/vouchers/redemptions/{id}/code`,
+  `GET /api/v2/sandbox/crypto/wallet-withdrawals/{transferId}/code`);
 * a key that seals stored secrets (`FINPLAT_SECRET_KEY`: the sandbox's, and any a test
   registers), in either base64 alphabet.
 """

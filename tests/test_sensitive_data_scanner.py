@@ -107,6 +107,15 @@ def test_a_one_time_code_is_allowed_only_in_the_sandbox_inbox() -> None:
     assert find('{"Code":"VOUCHER_NOT_FOUND"}', "error") == []
 
 
+def test_the_inboxes_are_the_voucher_and_the_crypto_withdrawal_code_reveals() -> None:
+    from tests.scanner_plugin import INBOX_PATH
+
+    assert INBOX_PATH.fullmatch("/api/v2/sandbox/vouchers/redemptions/r-1/code")
+    assert INBOX_PATH.fullmatch("/api/v2/sandbox/crypto/wallet-withdrawals/ctr_1/code")
+    assert not INBOX_PATH.fullmatch("/api/v2/crypto-virtual-accounts/bankprov-to-wallet/confirm")
+    assert not INBOX_PATH.fullmatch("/api/v2/crypto-virtual-accounts/transfers/ctr_1")
+
+
 @pytest.mark.leaks_on_purpose
 async def test_a_leaking_endpoint_is_caught_in_its_response_and_its_logs(
     app: FastAPI, tenant: Tenant, capsys: pytest.CaptureFixture[str]

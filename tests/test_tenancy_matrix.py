@@ -39,6 +39,7 @@ from tests.business import steps as business_steps
 from tests.cards import steps as card_steps
 from tests.conftest import Tenant, TenantFactory
 from tests.crypto import steps as crypto_steps
+from tests.crypto import withdrawal_steps
 from tests.documents import samples
 from tests.factories import user_payload
 from tests.payments import steps as payment_steps
@@ -87,6 +88,7 @@ class Seeded:
             self.crypto.deposit_id,
             self.crypto.quote_id,
             self.crypto.transfer_id,
+            self.crypto.withdrawal_id,
         }
 
 
@@ -114,6 +116,7 @@ class SeededCrypto:
     deposit_id: str
     quote_id: str
     transfer_id: str
+    withdrawal_id: str  # a wallet withdrawal waiting for its one-time code
 
 
 @dataclass
@@ -169,6 +172,8 @@ IDENTIFIERS: dict[str, tuple[Callable[[Seeded], Any], Any]] = {
     "depositId": (lambda s: s.crypto.deposit_id, "cdp_" + "0" * 24),
     "cryptoQuoteId": (lambda s: s.crypto.quote_id, "cxq_" + "0" * 24),
     "transferId": (lambda s: s.crypto.transfer_id, "ctr_" + "0" * 24),
+    "TransferId": (lambda s: s.crypto.withdrawal_id, "ctr_" + "f" * 24),
+    "withdrawalTransferId": (lambda s: s.crypto.withdrawal_id, "ctr_" + "f" * 24),
     "companyId": (lambda s: s.company_id, MISSING_INT),
     "groupId": (lambda s: s.voucher_group_id, "00000000-0000-4000-8000-000000000000"),
     "redemptionId": (lambda s: s.redemption_id, "00000000-0000-4000-8000-000000000000"),
@@ -185,6 +190,8 @@ BANKING_PATHS = (
 )
 # Routes whose `userId` must be the holder of the crypto deposit.
 CRYPTO_PATHS = ("/api/v2/crypto-virtual-accounts/", "/api/v2/sandbox/crypto/")
+# Routes whose `{transferId}` is a wallet withdrawal's.
+WITHDRAWAL_PATHS = "/api/v2/sandbox/crypto/wallet-withdrawals/"
 # Routes whose `userId` must be the card holder.
 CARD_PATHS = (
     "/api/v2/cards",
@@ -207,6 +214,7 @@ OWN_LABELS: set[tuple[str, str, str]] = {
     ("POST", "/api/v2/cards", "DesignId"),  # a design of the catalogue, not a reference
     ("POST", "/api/v2/crypto-virtual-accounts/payin-address", "chain_id"),  # a network's number
     ("POST", "/api/v2/sandbox/crypto/deposits", "ChainId"),
+    ("POST", "/api/v2/crypto-virtual-accounts/bankprov-to-wallet/initiate", "ChainId"),
 }
 
 # Bodies for operations that need more than identifiers: (method, path) -> body.
@@ -320,6 +328,16 @@ BODIES: dict[tuple[str, str], dict[str, Any]] = {
     ("PATCH", "/api/v2/authorization/rules/{ruleId}"): {"Active": True},
     ("POST", "/api/v2/sandbox/crypto/deposits/{depositId}/confirmations"): {"Blocks": 1},
     ("POST", "/api/v2/sandbox/crypto/bankprov-deposits/{transferId}/settle"): {"Outcome": "FAILED"},
+    ("POST", "/api/v2/sandbox/crypto/wallet-withdrawals/{transferId}/settle"): {
+        "Outcome": "FAILED"
+    },
+    ("POST", "/api/v2/crypto-virtual-accounts/bankprov-to-wallet/initiate"): {
+        "CryptoCurrency": "USDC",
+        "ChainId": 1,
+        "Amount": 1,
+        "DestinationAddress": "0x52908400098527886E0F7030069857D2E4169EE7",
+    },
+    ("POST", "/api/v2/crypto-virtual-accounts/bankprov-to-wallet/confirm"): {"Code": "000000"},
     ("POST", "/api/v2/crypto-virtual-accounts/verification/edd"): {
         **dict.fromkeys(
             (
@@ -496,6 +514,8 @@ def request_for(call: Call, given: Callable[[str], Any]) -> dict[str, Any]:
             return given("cryptoUserId")
         if name == "QuoteId" and call.path.startswith(CRYPTO_PATHS):
             return given("cryptoQuoteId")
+        if name == "transferId" and call.path.startswith(WITHDRAWAL_PATHS):
+            return given("withdrawalTransferId")
         if name == "id" and call.path.startswith(REDEMPTION_PATHS):
             return given("redemptionId")
         return given(name)
@@ -584,12 +604,16 @@ async def seed_crypto(client: httpx.AsyncClient) -> SeededCrypto:
     accepted = await crypto_steps.exchange_quote(client, user["Id"], budget["BudgetId"], "10")
     transfer = (await crypto_steps.accept(client, user["Id"], accepted["QuoteId"])).json()
     quote = await crypto_steps.exchange_quote(client, user["Id"], budget["BudgetId"], "10")
+    withdrawal = await withdrawal_steps.initiated(
+        client, user["Id"], withdrawal_steps.external_address(1), amount="1"
+    )
     return SeededCrypto(
         user["Id"],
         address["Address"],
         deposit["DepositId"],
         quote["QuoteId"],
         transfer["TransferId"],
+        withdrawal["TransferId"],
     )
 
 

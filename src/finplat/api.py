@@ -31,6 +31,7 @@ from finplat.crypto.deposits.endpoints import router as crypto_deposits_router
 from finplat.crypto.edd.endpoints import router as crypto_edd_router
 from finplat.crypto.exchange.endpoints import router as crypto_exchange_router
 from finplat.crypto.transfers.endpoints import router as crypto_transfers_router
+from finplat.crypto.withdrawals.endpoints import router as crypto_withdrawals_router
 from finplat.events.endpoints import router as events_router
 from finplat.http.health import router as health_router
 from finplat.kyc.endpoints import router as kyc_router
@@ -46,6 +47,7 @@ from finplat.sandbox.cards.deposit_endpoints import router as card_deposit_route
 from finplat.sandbox.cards.endpoints import router as sandbox_cards_router
 from finplat.sandbox.cards.widget_page import router as card_widget_router
 from finplat.sandbox.crypto.endpoints import router as sandbox_crypto_router
+from finplat.sandbox.crypto.withdrawals import router as sandbox_crypto_withdrawals_router
 from finplat.sandbox.endpoints import router as sandbox_router
 from finplat.sandbox.hosted_kyc import router as hosted_kyc_router
 from finplat.sandbox.payments.endpoints import router as sandbox_payments_router
@@ -84,6 +86,7 @@ ROUTERS: tuple[APIRouter, ...] = (
     crypto_deposits_router,
     crypto_exchange_router,
     crypto_transfers_router,
+    crypto_withdrawals_router,
     crypto_edd_router,
     card_funding_router,
     physical_cards_router,
@@ -107,6 +110,7 @@ SANDBOX_ROUTERS: tuple[APIRouter, ...] = (
     card_authorizations_router,
     card_deposit_router,
     sandbox_crypto_router,
+    sandbox_crypto_withdrawals_router,
     sandbox_cards_router,
     card_widget_router,
     sandbox_vouchers_router,

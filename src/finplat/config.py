@@ -96,6 +96,9 @@ class Settings(BaseSettings):
     # A crypto flow of at least this amount (stablecoin units) in one operation needs the
     # user's enhanced due diligence.
     crypto_edd_threshold: Decimal = Field(default=Decimal(10000), gt=0)
+    # A wallet withdrawal to an address the user never sent to on that chain waits this long
+    # after its code was confirmed before it is broadcast (0: no cooling-off).
+    crypto_withdrawal_cooling_off_hours: float = Field(default=24.0, ge=0, le=24 * 30)
     # Card top-ups in batches (PostgreSQL only; `cards.topup_batches`): the most requests one
     # batch takes, and how many batches run at once (0 turns batching off).
     topup_batch_size: int = Field(default=16, ge=1, le=1000)

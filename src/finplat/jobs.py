@@ -21,6 +21,7 @@ from finplat.cards.transactions import service as card_transactions
 from finplat.companies import service as companies
 from finplat.config import Settings
 from finplat.crypto.deposits import topups as crypto_topups
+from finplat.crypto.withdrawals import service as crypto_withdrawals
 from finplat.db.unit_of_work import unit_of_work
 from finplat.events.worker import WebhookWorker
 from finplat.idempotency import service as idempotency
@@ -39,6 +40,7 @@ MAINTENANCE_INTERVAL_SECONDS = 60.0
 PROVISIONING_INTERVAL_SECONDS = 1.0
 CARD_BLOCK_INTERVAL_SECONDS = 5.0
 CRYPTO_TOPUP_INTERVAL_SECONDS = 5.0
+CRYPTO_WITHDRAWAL_INTERVAL_SECONDS = 30.0
 
 
 def webhook_worker(settings: Settings, factory: async_sessionmaker[AsyncSession]) -> WebhookWorker:
@@ -141,6 +143,23 @@ def _crypto_topup_loop(
     )
 
 
+def _crypto_withdrawal_loop(
+    factory: async_sessionmaker[AsyncSession], providers: Providers, stop: asyncio.Event
+) -> Coroutine[None, None, None]:
+    """Expires wallet withdrawals whose code was not given, sends those past cooling-off."""
+
+    async def step() -> dict[str, int]:
+        return {"withdrawals": await crypto_withdrawals.run_due(factory, providers)}
+
+    return _every(
+        stop,
+        CRYPTO_WITHDRAWAL_INTERVAL_SECONDS,
+        step,
+        done="crypto_withdrawals_moved",
+        failed="crypto_withdrawal_error",
+    )
+
+
 def _card_block_loop(
     factory: async_sessionmaker[AsyncSession], providers: Providers, stop: asyncio.Event
 ) -> Coroutine[None, None, None]:
@@ -169,6 +188,7 @@ async def run_background(
         _provisioning_loop(factory, providers, stop),
         _card_block_loop(factory, providers, stop),
         _crypto_topup_loop(factory, providers, stop),
+        _crypto_withdrawal_loop(factory, providers, stop),
         _reconciliation_loop(factory, providers, stop, settings.reconcile_interval_seconds),
     ]
     if settings.sandbox:

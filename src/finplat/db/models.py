@@ -19,6 +19,7 @@ from finplat.crypto.deposits import models as crypto_deposits_models
 from finplat.crypto.edd import models as crypto_edd_models
 from finplat.crypto.exchange import models as crypto_exchange_models
 from finplat.crypto.transfers import models as crypto_transfers_models
+from finplat.crypto.withdrawals import models as crypto_withdrawals_models
 from finplat.db.base import Base
 from finplat.events.models import Event, WebhookAttempt, WebhookDelivery
 from finplat.idempotency.models import IdempotencyKey
@@ -41,6 +42,7 @@ from finplat.providers.business_onboarding.sandbox.models import (
 from finplat.providers.callbacks import ProviderCallback
 from finplat.providers.cards.sandbox import models as sandbox_cards_models
 from finplat.providers.cards.sandbox.holder_accounts import SandboxHolderAccount
+from finplat.providers.crypto.sandbox import withdrawals as sandbox_crypto_withdrawals
 from finplat.providers.crypto.sandbox.models import SandboxDepositAddress
 from finplat.providers.funding.sandbox.models import SandboxFundingConfirmation
 from finplat.providers.identity.sandbox.models import SandboxAccessToken, SandboxApplicant
@@ -80,6 +82,8 @@ MODEL_MODULES = (
     crypto_exchange_models,
     crypto_transfers_models,
     crypto_edd_models,
+    crypto_withdrawals_models,
+    sandbox_crypto_withdrawals,
     voucher_settings_models,
     voucher_models,
     voucher_redemption_models,

@@ -36,6 +36,7 @@ from finplat.crypto.exchange.models import CryptoExchangeQuote, QuoteStatus
 from finplat.crypto.exchange.repository import ExchangeQuoteRepository
 from finplat.crypto.transfers.models import CryptoTransfer, TransferKind, TransferStatus
 from finplat.crypto.transfers.repository import TransferRepository
+from finplat.crypto.withdrawals import service as withdrawals
 from finplat.errors import ApiError, Conflict, NotFound
 from finplat.events import service as events
 from finplat.idempotency import service as idempotency
@@ -417,6 +418,9 @@ async def refresh(session: AsyncSession, providers: Providers, *, transfer: Cryp
     """Ask the rail about a pending transfer by its key and apply the answer (under the
     transfer's lock, so a callback racing the read settles it once). Raises the rail's
     failure; a rail without a record of the key changes nothing."""
+    if transfer.kind == TransferKind.WALLET_WITHDRAWAL.value:
+        await withdrawals.refresh(session, providers, transfer=transfer)
+        return
     if transfer.status != TransferStatus.PENDING.value or providers.crypto is None:
         return
     rail, key, company_id = providers.crypto, transfer.provider_key, transfer.company_id

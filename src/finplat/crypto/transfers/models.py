@@ -15,12 +15,16 @@ from finplat.db.base import Base, BigIntId, CompanyOwned, Timestamped
 
 class TransferKind(StrEnum):
     BANKPROV_DEPOSIT = "BANKPROV_DEPOSIT"  # crypto sold, fiat paid to a banking budget
+    WALLET_WITHDRAWAL = "WALLET_WITHDRAWAL"  # coins sent to an external wallet
 
 
 class TransferStatus(StrEnum):
+    PENDING_VERIFICATION = "PENDING_VERIFICATION"  # a withdrawal waiting for its one-time code
+    COOLING_OFF = "COOLING_OFF"  # a withdrawal to a new address, held until its release time
     PENDING = "PENDING"
     COMPLETED = "COMPLETED"
     FAILED = "FAILED"
+    EXPIRED = "EXPIRED"  # a withdrawal whose code was not given in time; released
 
 
 class CryptoTransfer(CompanyOwned, Timestamped, Base):
@@ -32,7 +36,7 @@ class CryptoTransfer(CompanyOwned, Timestamped, Base):
         BigIntId, ForeignKey("users.id", ondelete="CASCADE"), index=True
     )
     kind: Mapped[str] = mapped_column(String(24))
-    status: Mapped[str] = mapped_column(String(16))
+    status: Mapped[str] = mapped_column(String(24))
     provider: Mapped[str] = mapped_column(String(16))
     provider_key: Mapped[str] = mapped_column(String(128))
     provider_reference: Mapped[str | None] = mapped_column(String(64), default=None)

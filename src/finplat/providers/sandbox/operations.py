@@ -10,6 +10,7 @@ from finplat.providers.business_onboarding.sandbox import adapter as business_on
 from finplat.providers.cards.sandbox import adapter as cards
 from finplat.providers.cards.sandbox import issuer
 from finplat.providers.crypto.sandbox import adapter as crypto
+from finplat.providers.crypto.sandbox import withdrawals as crypto_withdrawals
 from finplat.providers.funding.sandbox import adapter as funding
 from finplat.providers.identity.sandbox import adapter as identity
 from finplat.providers.names import ExternalProvider
@@ -28,7 +29,7 @@ OPERATIONS: dict[ExternalProvider, tuple[str, ...]] = {
         )
     ),
     ExternalProvider.IDENTITY: identity.OPERATIONS,
-    ExternalProvider.CRYPTO: crypto.OPERATIONS,
+    ExternalProvider.CRYPTO: crypto.OPERATIONS + crypto_withdrawals.OPERATIONS,
     ExternalProvider.FUNDING: funding.OPERATIONS,
 }
 

@@ -31,6 +31,7 @@ from finplat.providers.crypto.sandbox.models import (
     SandboxConversion,
     SandboxDepositAddress,
 )
+from finplat.providers.crypto.sandbox.withdrawals import SandboxWithdrawals
 from finplat.providers.errors import ProviderRejected
 from finplat.providers.names import ExternalProvider
 from finplat.providers.sandbox.faults import FaultMode
@@ -74,7 +75,7 @@ def _stored_spelling(address: str) -> str:
     return address
 
 
-class SandboxCryptoRail:
+class SandboxCryptoRail(SandboxWithdrawals):
     name = ExternalProvider.CRYPTO.value
 
     def __init__(self, factory: async_sessionmaker[AsyncSession], *, latency_ms: int = 0) -> None:
