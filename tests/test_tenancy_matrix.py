@@ -38,6 +38,7 @@ from tests.bankprov_onboarding.steps import proof as bankprov_proof
 from tests.business import steps as business_steps
 from tests.cards import steps as card_steps
 from tests.conftest import Tenant, TenantFactory
+from tests.crypto import card_steps as crypto_card_steps
 from tests.crypto import steps as crypto_steps
 from tests.documents import samples
 from tests.factories import user_payload
@@ -87,6 +88,8 @@ class Seeded:
             self.crypto.deposit_id,
             self.crypto.quote_id,
             self.crypto.transfer_id,
+            self.crypto.cardprov_quote_id,
+            self.crypto.load_id,
         }
 
 
@@ -114,6 +117,8 @@ class SeededCrypto:
     deposit_id: str
     quote_id: str
     transfer_id: str
+    cardprov_quote_id: str  # an open bankprov-to-cardprov quote
+    load_id: str  # a pending crypto card load
 
 
 @dataclass
@@ -169,6 +174,8 @@ IDENTIFIERS: dict[str, tuple[Callable[[Seeded], Any], Any]] = {
     "depositId": (lambda s: s.crypto.deposit_id, "cdp_" + "0" * 24),
     "cryptoQuoteId": (lambda s: s.crypto.quote_id, "cxq_" + "0" * 24),
     "transferId": (lambda s: s.crypto.transfer_id, "ctr_" + "0" * 24),
+    "cardprovQuoteId": (lambda s: s.crypto.cardprov_quote_id, "cpq_" + "0" * 24),
+    "loadId": (lambda s: s.crypto.load_id, "ccl_" + "0" * 24),
     "companyId": (lambda s: s.company_id, MISSING_INT),
     "groupId": (lambda s: s.voucher_group_id, "00000000-0000-4000-8000-000000000000"),
     "redemptionId": (lambda s: s.redemption_id, "00000000-0000-4000-8000-000000000000"),
@@ -184,7 +191,13 @@ BANKING_PATHS = (
     "/api/v2/sandbox/payments/",
 )
 # Routes whose `userId` must be the holder of the crypto deposit.
-CRYPTO_PATHS = ("/api/v2/crypto-virtual-accounts/", "/api/v2/sandbox/crypto/")
+CRYPTO_PATHS = (
+    "/api/v2/crypto-virtual-accounts/",
+    "/api/v2/sandbox/crypto/",
+    "/api/v2/card-loads/",
+)
+# Crypto routes whose `QuoteId` is a card-provider quote's.
+CARDPROV_PATH = "/api/v2/crypto-virtual-accounts/bankprov-to-cardprov"
 # Routes whose `userId` must be the card holder.
 CARD_PATHS = (
     "/api/v2/cards",
@@ -207,6 +220,7 @@ OWN_LABELS: set[tuple[str, str, str]] = {
     ("POST", "/api/v2/cards", "DesignId"),  # a design of the catalogue, not a reference
     ("POST", "/api/v2/crypto-virtual-accounts/payin-address", "chain_id"),  # a network's number
     ("POST", "/api/v2/sandbox/crypto/deposits", "ChainId"),
+    ("POST", "/api/v2/card-loads/crypto", "chain_id"),
 }
 
 # Bodies for operations that need more than identifiers: (method, path) -> body.
@@ -320,6 +334,22 @@ BODIES: dict[tuple[str, str], dict[str, Any]] = {
     ("PATCH", "/api/v2/authorization/rules/{ruleId}"): {"Active": True},
     ("POST", "/api/v2/sandbox/crypto/deposits/{depositId}/confirmations"): {"Blocks": 1},
     ("POST", "/api/v2/sandbox/crypto/bankprov-deposits/{transferId}/settle"): {"Outcome": "FAILED"},
+    ("POST", "/api/v2/sandbox/crypto/bankprov-to-cardprov/{transferId}/settle"): {
+        "Outcome": "FAILED"
+    },
+    ("POST", "/api/v2/sandbox/crypto/card-loads/{loadId}/confirm"): {"Outcome": "FAILED"},
+    ("POST", "/api/v2/crypto-virtual-accounts/bankprov-to-cardprov/quote"): {
+        "FiatCurrency": "EUR",
+        "Amount": 10,
+    },
+    ("POST", "/api/v2/crypto-virtual-accounts/bankprov-to-cardprov/funds-decision"): {
+        "Decision": "APPROVE"
+    },
+    ("POST", "/api/v2/card-loads/crypto"): {
+        "Amount": 5,
+        "crypto_currency": "USDC",
+        "chain_id": 1,
+    },
     ("POST", "/api/v2/crypto-virtual-accounts/verification/edd"): {
         **dict.fromkeys(
             (
@@ -494,6 +524,8 @@ def request_for(call: Call, given: Callable[[str], Any]) -> dict[str, Any]:
             return given("cardUserId")
         if name == "userId" and call.path.startswith(CRYPTO_PATHS):
             return given("cryptoUserId")
+        if name == "QuoteId" and call.path.startswith(CARDPROV_PATH):
+            return given("cardprovQuoteId")
         if name == "QuoteId" and call.path.startswith(CRYPTO_PATHS):
             return given("cryptoQuoteId")
         if name == "id" and call.path.startswith(REDEMPTION_PATHS):
@@ -584,12 +616,20 @@ async def seed_crypto(client: httpx.AsyncClient) -> SeededCrypto:
     accepted = await crypto_steps.exchange_quote(client, user["Id"], budget["BudgetId"], "10")
     transfer = (await crypto_steps.accept(client, user["Id"], accepted["QuoteId"])).json()
     quote = await crypto_steps.exchange_quote(client, user["Id"], budget["BudgetId"], "10")
+    card = await card_steps.ordered_card(client, user)
+    cardprov_quote = await crypto_card_steps.cardprov_quote(
+        client, user["Id"], budget["BudgetId"], card["Id"], "10"
+    )
+    load = await crypto_card_steps.card_load(client, user["Id"], card["Id"], "5", key="seed")
+    assert load.status_code == 201, load.text
     return SeededCrypto(
         user["Id"],
         address["Address"],
         deposit["DepositId"],
         quote["QuoteId"],
         transfer["TransferId"],
+        cardprov_quote["QuoteId"],
+        load.json()["LoadId"],
     )
 
 

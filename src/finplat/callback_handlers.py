@@ -16,6 +16,7 @@ HANDLER_MODULES = (
     "finplat.cards.transactions.callbacks",
     "finplat.crypto.deposits.callbacks",
     "finplat.crypto.exchange.callbacks",
+    "finplat.crypto.cardloads.callbacks",
 )
 
 

@@ -15,6 +15,7 @@ from finplat.db.base import Base, BigIntId, CompanyOwned, Timestamped
 
 class TransferKind(StrEnum):
     BANKPROV_DEPOSIT = "BANKPROV_DEPOSIT"  # crypto sold, fiat paid to a banking budget
+    BANKPROV_TO_CARDPROV = "BANKPROV_TO_CARDPROV"  # a budget's fiat buys USDC for the card
 
 
 class TransferStatus(StrEnum):
