@@ -8,8 +8,14 @@ from decimal import Decimal
 
 import httpx
 import pytest
+from fastapi import FastAPI
+from sqlalchemy import select
 
+from finplat.crypto.cardloads.service import credit_due
+from finplat.providers.crypto.sandbox.card_transfers import SandboxCardTransfer
+from finplat.reconciliation.service import reconcile
 from tests.cards.funding.steps import card_balance, set_fees
+from tests.conftest import Tenant
 from tests.crypto.card_steps import (
     CARD_LOADS,
     card_load,
@@ -186,3 +192,36 @@ async def test_a_rail_timeout_leaves_the_load_pending_and_a_read_finds_it(
     done = await confirm_load(api, user["Id"], load["LoadId"])
     assert done["Status"] == "COMPLETED"
     assert await card_balance(api, card) == Decimal(10)
+
+
+async def test_reconciliation_settles_a_load_whose_callback_was_lost(
+    app: FastAPI, api: httpx.AsyncClient, tenant: Tenant
+) -> None:
+    user, card = await crypto_card_user(api)
+    await set_fees(api, card)
+    load = (await card_load(api, user["Id"], card["Id"], "30", key="lost")).json()
+    factory = app.state.session_factory
+    report = await reconcile(factory, app.state.providers, company_id=tenant.company_id)
+    assert [(p.transaction_id, p.type) for p in report.pending] == [
+        (load["LoadId"], "CRYPTO_CARD_LOAD")
+    ]
+    async with factory() as session:
+        reference = (
+            await session.execute(
+                select(SandboxCardTransfer.reference).where(
+                    SandboxCardTransfer.company_id == tenant.company_id
+                )
+            )
+        ).scalar_one()
+    # The chain confirms it, and the rail's callback never arrives (nothing delivers it).
+    await app.state.providers.crypto.settle_card_transfer(
+        company_id=tenant.company_id, reference=reference, completed=True
+    )
+    report = await reconcile(factory, app.state.providers, company_id=tenant.company_id)
+    assert [(s.transaction_id, s.status) for s in report.settled] == [(load["LoadId"], "CONFIRMED")]
+    # The job credits it, once however often it runs.
+    for _ in range(2):
+        await credit_due(factory, app.state.providers, company_id=tenant.company_id)
+    assert await card_balance(api, card) == Decimal(30)
+    read = await api.get(f"{CARD_LOADS}/{load['LoadId']}", params={"userId": user["Id"]})
+    assert read.json()["Status"] == "COMPLETED"

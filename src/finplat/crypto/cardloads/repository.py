@@ -23,6 +23,27 @@ class CardLoadRepository(CompanyRepository[CryptoCardLoad]):
             stmt = stmt.with_for_update().execution_options(populate_existing=True)
         return (await self.session.execute(stmt)).scalar_one_or_none()
 
+    async def pending_ids(self) -> list[str]:
+        stmt = (
+            select(CryptoCardLoad.id)
+            .where(
+                CryptoCardLoad.company_id == self.company_id,
+                CryptoCardLoad.status == CardLoadStatus.PENDING.value,
+            )
+            .order_by(CryptoCardLoad.created_at)
+        )
+        return list((await self.session.execute(stmt)).scalars())
+
+
+async def companies_with_pending(session: AsyncSession) -> list[int]:
+    """Every company with a pending crypto card load (the reconciliation's system scope)."""
+    stmt = (
+        select(CryptoCardLoad.company_id)
+        .where(CryptoCardLoad.status == CardLoadStatus.PENDING.value)
+        .distinct()
+    )
+    return list((await session.execute(stmt)).scalars())
+
 
 async def confirmed_loads(
     session: AsyncSession, *, company_id: int | None, limit: int

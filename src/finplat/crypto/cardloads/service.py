@@ -454,6 +454,24 @@ async def load_of(
     return refreshed
 
 
+async def refresh(
+    session: AsyncSession, providers: Providers, *, company_id: int, load_id: str
+) -> str:
+    """Ask the rail about a pending load by its key and apply the answer; the load's status
+    after it (reconciliation). Raises the rail's failure."""
+    found = await CardLoadRepository(session, company_id).find(load_id)
+    assert found is not None
+    if found.status == CardLoadStatus.PENDING.value and providers.crypto is not None:
+        await _refresh(session, providers, found)
+    refreshed = await CardLoadRepository(session, company_id).find(load_id)
+    assert refreshed is not None
+    return refreshed.status
+
+
+async def pending_loads(session: AsyncSession, *, company_id: int) -> list[str]:
+    return await CardLoadRepository(session, company_id).pending_ids()
+
+
 async def _refresh(session: AsyncSession, providers: Providers, load: CryptoCardLoad) -> None:
     rail, key, company_id = card_rail(providers), load.provider_key, load.company_id
     answer = await commit_then_call(
