@@ -15,6 +15,7 @@ from finplat.kit.clock import set_clock, utcnow
 from finplat.providers.crypto.sandbox.card_transfers import SandboxCardTransfer
 from finplat.reconciliation.service import reconcile
 from tests.banking.steps import available
+from tests.cards.funding.outcome_steps import cancel
 from tests.cards.funding.steps import master_available
 from tests.conftest import Tenant
 from tests.crypto.card_steps import (
@@ -250,3 +251,13 @@ async def test_each_state_change_is_an_event(api: httpx.AsyncClient) -> None:
         "crypto.bankprov_to_cardprov.completed",
         "crypto.bankprov_to_cardprov.pending",
     ]
+
+
+async def test_a_card_cancelled_after_the_quote_reserves_nothing(api: httpx.AsyncClient) -> None:
+    user, budget, card = await funded_card_user(api)
+    quote = await cardprov_quote(api, user["Id"], budget["BudgetId"], card["Id"], "100")
+    assert (await cancel(api, card)).status_code == 200
+    response = await execute(api, user["Id"], quote["QuoteId"])
+    assert response.status_code == 409, response.text
+    assert response.json()["Code"] == "CARD_CANCELLED"
+    assert await available(api, user["Id"], budget["BudgetId"], "EUR") == Decimal(1000)

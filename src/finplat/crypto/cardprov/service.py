@@ -138,6 +138,7 @@ async def quote(
     card.refuse_if_cancelled()
     if card.provider != DEPOSIT_PROVIDER:
         raise DepositNotSupported()
+    provider_card_id(card)  # the card provider must have issued it: its address is per card
     rail = card_rail(providers)
     priced = await commit_then_call(
         session,
@@ -296,6 +297,8 @@ async def _reserve(
         quote.id, status=CardQuoteStatus.APPROVED, transfer_id=transfer_id, now=utcnow()
     ):
         await _refuse_decided(quotes, quote.id)
+    card = await lookup.find_card(session, company_id=company_id, card_id=quote.card_id)
+    card.refuse_if_cancelled()  # cancelled since the quote: nothing is reserved
     fiat = quote.fiat_currency
     source = await budgets.ledger_account(
         session, company_id=company_id, budget_id=quote.budget_id, currency=fiat

@@ -13,6 +13,7 @@ from __future__ import annotations
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from finplat.banking import accounts
+from finplat.cards import lookup
 from finplat.cards.funding import deposits
 from finplat.crypto.addresses.service import NO_CRYPTO
 from finplat.crypto.cardloads import service as cardloads
@@ -97,6 +98,9 @@ async def settle_delivery(
         )
         assert quote is not None
         assert budget is not None
+        # The card provider must take the deposit before the banking provider pays for it.
+        card = await lookup.find_card(session, company_id=company_id, card_id=quote.card_id)
+        card.refuse_if_cancelled()
         bank = configured(providers.banking, "No banking provider is configured.")
         key, source = f"{transfer.provider_key}:collect", budget.provider_budget_id
         fiat, amount = transfer.fiat_currency, transfer.fiat_amount_minor
