@@ -16,9 +16,10 @@ PASCAL = re.compile(r"^[A-Z][A-Za-z0-9]*$")
 # Schemas whose property names the spec writes otherwise (lower-case).
 # Spec exceptions: `cardNo`, `cvv` (card responses), the auto-lock body's `enabled` and the
 # payment collection's `merchantReferenceId`, the pay-in address request's `crypto_currency`
-# and `chain_id`.
+# and `chain_id` (also the crypto card load's, whose chain ids the spec lists under `chain_id`).
 SPEC_NAMED_PROPERTIES = {
     "PayinAddressRequest",
+    "CryptoCardLoadRequest",
     "BusinessApplicationResponse",
     "KycConfiguration",
     "AutoLockBody",

@@ -38,6 +38,7 @@ from tests.bankprov_onboarding.steps import proof as bankprov_proof
 from tests.business import steps as business_steps
 from tests.cards import steps as card_steps
 from tests.conftest import Tenant, TenantFactory
+from tests.crypto import card_steps as crypto_card_steps
 from tests.crypto import steps as crypto_steps
 from tests.crypto import withdrawal_steps
 from tests.documents import samples
@@ -89,6 +90,8 @@ class Seeded:
             self.crypto.quote_id,
             self.crypto.transfer_id,
             self.crypto.withdrawal_id,
+            self.crypto.cardprov_quote_id,
+            self.crypto.load_id,
         }
 
 
@@ -117,6 +120,8 @@ class SeededCrypto:
     quote_id: str
     transfer_id: str
     withdrawal_id: str  # a wallet withdrawal waiting for its one-time code
+    cardprov_quote_id: str  # an open bankprov-to-cardprov quote
+    load_id: str  # a pending crypto card load
 
 
 @dataclass
@@ -174,6 +179,8 @@ IDENTIFIERS: dict[str, tuple[Callable[[Seeded], Any], Any]] = {
     "transferId": (lambda s: s.crypto.transfer_id, "ctr_" + "0" * 24),
     "TransferId": (lambda s: s.crypto.withdrawal_id, "ctr_" + "f" * 24),
     "withdrawalTransferId": (lambda s: s.crypto.withdrawal_id, "ctr_" + "f" * 24),
+    "cardprovQuoteId": (lambda s: s.crypto.cardprov_quote_id, "cpq_" + "0" * 24),
+    "loadId": (lambda s: s.crypto.load_id, "ccl_" + "0" * 24),
     "companyId": (lambda s: s.company_id, MISSING_INT),
     "groupId": (lambda s: s.voucher_group_id, "00000000-0000-4000-8000-000000000000"),
     "redemptionId": (lambda s: s.redemption_id, "00000000-0000-4000-8000-000000000000"),
@@ -189,9 +196,15 @@ BANKING_PATHS = (
     "/api/v2/sandbox/payments/",
 )
 # Routes whose `userId` must be the holder of the crypto deposit.
-CRYPTO_PATHS = ("/api/v2/crypto-virtual-accounts/", "/api/v2/sandbox/crypto/")
 # Routes whose `{transferId}` is a wallet withdrawal's.
 WITHDRAWAL_PATHS = "/api/v2/sandbox/crypto/wallet-withdrawals/"
+CRYPTO_PATHS = (
+    "/api/v2/crypto-virtual-accounts/",
+    "/api/v2/sandbox/crypto/",
+    "/api/v2/card-loads/",
+)
+# Crypto routes whose `QuoteId` is a card-provider quote's.
+CARDPROV_PATH = "/api/v2/crypto-virtual-accounts/bankprov-to-cardprov"
 # Routes whose `userId` must be the card holder.
 CARD_PATHS = (
     "/api/v2/cards",
@@ -215,6 +228,7 @@ OWN_LABELS: set[tuple[str, str, str]] = {
     ("POST", "/api/v2/crypto-virtual-accounts/payin-address", "chain_id"),  # a network's number
     ("POST", "/api/v2/sandbox/crypto/deposits", "ChainId"),
     ("POST", "/api/v2/crypto-virtual-accounts/bankprov-to-wallet/initiate", "ChainId"),
+    ("POST", "/api/v2/card-loads/crypto", "chain_id"),
 }
 
 # Bodies for operations that need more than identifiers: (method, path) -> body.
@@ -338,6 +352,22 @@ BODIES: dict[tuple[str, str], dict[str, Any]] = {
         "DestinationAddress": "0x52908400098527886E0F7030069857D2E4169EE7",
     },
     ("POST", "/api/v2/crypto-virtual-accounts/bankprov-to-wallet/confirm"): {"Code": "000000"},
+    ("POST", "/api/v2/sandbox/crypto/bankprov-to-cardprov/{transferId}/settle"): {
+        "Outcome": "FAILED"
+    },
+    ("POST", "/api/v2/sandbox/crypto/card-loads/{loadId}/confirm"): {"Outcome": "FAILED"},
+    ("POST", "/api/v2/crypto-virtual-accounts/bankprov-to-cardprov/quote"): {
+        "FiatCurrency": "EUR",
+        "Amount": 10,
+    },
+    ("POST", "/api/v2/crypto-virtual-accounts/bankprov-to-cardprov/funds-decision"): {
+        "Decision": "APPROVE"
+    },
+    ("POST", "/api/v2/card-loads/crypto"): {
+        "Amount": 5,
+        "crypto_currency": "USDC",
+        "chain_id": 1,
+    },
     ("POST", "/api/v2/crypto-virtual-accounts/verification/edd"): {
         **dict.fromkeys(
             (
@@ -512,6 +542,8 @@ def request_for(call: Call, given: Callable[[str], Any]) -> dict[str, Any]:
             return given("cardUserId")
         if name == "userId" and call.path.startswith(CRYPTO_PATHS):
             return given("cryptoUserId")
+        if name == "QuoteId" and call.path.startswith(CARDPROV_PATH):
+            return given("cardprovQuoteId")
         if name == "QuoteId" and call.path.startswith(CRYPTO_PATHS):
             return given("cryptoQuoteId")
         if name == "transferId" and call.path.startswith(WITHDRAWAL_PATHS):
@@ -607,6 +639,12 @@ async def seed_crypto(client: httpx.AsyncClient) -> SeededCrypto:
     withdrawal = await withdrawal_steps.initiated(
         client, user["Id"], withdrawal_steps.external_address(1), amount="1"
     )
+    card = await card_steps.ordered_card(client, user)
+    cardprov_quote = await crypto_card_steps.cardprov_quote(
+        client, user["Id"], budget["BudgetId"], card["Id"], "10"
+    )
+    load = await crypto_card_steps.card_load(client, user["Id"], card["Id"], "5", key="seed")
+    assert load.status_code == 201, load.text
     return SeededCrypto(
         user["Id"],
         address["Address"],
@@ -614,6 +652,8 @@ async def seed_crypto(client: httpx.AsyncClient) -> SeededCrypto:
         quote["QuoteId"],
         transfer["TransferId"],
         withdrawal["TransferId"],
+        cardprov_quote["QuoteId"],
+        load.json()["LoadId"],
     )
 
 

@@ -27,6 +27,8 @@ from finplat.cards.transactions.provider_endpoints import (
 )
 from finplat.companies.endpoints import router as company_router
 from finplat.crypto.addresses.endpoints import router as crypto_addresses_router
+from finplat.crypto.cardloads.endpoints import router as crypto_card_loads_router
+from finplat.crypto.cardprov.endpoints import router as crypto_cardprov_router
 from finplat.crypto.deposits.endpoints import router as crypto_deposits_router
 from finplat.crypto.edd.endpoints import router as crypto_edd_router
 from finplat.crypto.exchange.endpoints import router as crypto_exchange_router
@@ -46,6 +48,7 @@ from finplat.sandbox.cards.authorization_endpoints import router as card_authori
 from finplat.sandbox.cards.deposit_endpoints import router as card_deposit_router
 from finplat.sandbox.cards.endpoints import router as sandbox_cards_router
 from finplat.sandbox.cards.widget_page import router as card_widget_router
+from finplat.sandbox.crypto.card_transfer_endpoints import router as sandbox_crypto_card_router
 from finplat.sandbox.crypto.endpoints import router as sandbox_crypto_router
 from finplat.sandbox.crypto.withdrawals import router as sandbox_crypto_withdrawals_router
 from finplat.sandbox.endpoints import router as sandbox_router
@@ -87,6 +90,8 @@ ROUTERS: tuple[APIRouter, ...] = (
     crypto_exchange_router,
     crypto_transfers_router,
     crypto_withdrawals_router,
+    crypto_cardprov_router,
+    crypto_card_loads_router,
     crypto_edd_router,
     card_funding_router,
     physical_cards_router,
@@ -111,6 +116,7 @@ SANDBOX_ROUTERS: tuple[APIRouter, ...] = (
     card_deposit_router,
     sandbox_crypto_router,
     sandbox_crypto_withdrawals_router,
+    sandbox_crypto_card_router,
     sandbox_cards_router,
     card_widget_router,
     sandbox_vouchers_router,

@@ -17,6 +17,7 @@ HANDLER_MODULES = (
     "finplat.crypto.deposits.callbacks",
     "finplat.crypto.exchange.callbacks",
     "finplat.crypto.withdrawals.callbacks",
+    "finplat.crypto.cardloads.callbacks",
 )
 
 

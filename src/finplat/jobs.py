@@ -20,6 +20,7 @@ from finplat.cards.funding import provider_blocks
 from finplat.cards.transactions import service as card_transactions
 from finplat.companies import service as companies
 from finplat.config import Settings
+from finplat.crypto.cardloads import service as crypto_card_loads
 from finplat.crypto.deposits import topups as crypto_topups
 from finplat.crypto.withdrawals import service as crypto_withdrawals
 from finplat.db.unit_of_work import unit_of_work
@@ -132,7 +133,10 @@ def _crypto_topup_loop(
     """Runs the card deposit auto top-ups that credited crypto deposits feed."""
 
     async def step() -> dict[str, int]:
-        return {"deposits": await crypto_topups.run_due(factory, providers, company_id=None)}
+        return {
+            "deposits": await crypto_topups.run_due(factory, providers, company_id=None),
+            "cardLoads": await crypto_card_loads.credit_due(factory, providers, company_id=None),
+        }
 
     return _every(
         stop,

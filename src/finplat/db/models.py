@@ -15,6 +15,8 @@ from finplat.cards.funding import models as cards_funding_models
 from finplat.cards.transactions import models as card_transactions_models
 from finplat.companies.models import Company
 from finplat.crypto.addresses import models as crypto_addresses_models
+from finplat.crypto.cardloads import models as crypto_cardloads_models
+from finplat.crypto.cardprov import models as crypto_cardprov_models
 from finplat.crypto.deposits import models as crypto_deposits_models
 from finplat.crypto.edd import models as crypto_edd_models
 from finplat.crypto.exchange import models as crypto_exchange_models
@@ -42,6 +44,7 @@ from finplat.providers.business_onboarding.sandbox.models import (
 from finplat.providers.callbacks import ProviderCallback
 from finplat.providers.cards.sandbox import models as sandbox_cards_models
 from finplat.providers.cards.sandbox.holder_accounts import SandboxHolderAccount
+from finplat.providers.crypto.sandbox import card_transfers as sandbox_crypto_card_models
 from finplat.providers.crypto.sandbox import withdrawals as sandbox_crypto_withdrawals
 from finplat.providers.crypto.sandbox.models import SandboxDepositAddress
 from finplat.providers.funding.sandbox.models import SandboxFundingConfirmation
@@ -84,6 +87,9 @@ MODEL_MODULES = (
     crypto_edd_models,
     crypto_withdrawals_models,
     sandbox_crypto_withdrawals,
+    crypto_cardprov_models,
+    crypto_cardloads_models,
+    sandbox_crypto_card_models,
     voucher_settings_models,
     voucher_models,
     voucher_redemption_models,

@@ -14,6 +14,7 @@ from finplat.db.tenancy import bind_company
 from finplat.db.unit_of_work import unit_of_work
 from finplat.errors import ApiError
 from finplat.providers.registry import Providers
+from finplat.reconciliation import crypto_card_loads
 from finplat.reconciliation.report import (
     PendingTransaction,
     ReconciliationReport,
@@ -26,7 +27,8 @@ UNDECIDED = "the provider has not decided"
 
 
 async def companies(session: AsyncSession) -> list[int]:
-    return await repository.companies_with_pending(session)
+    found = set(await repository.companies_with_pending(session))
+    return sorted(found | set(await crypto_card_loads.companies(session)))
 
 
 async def settle(
@@ -68,3 +70,4 @@ async def settle(
             report.settled.append(
                 SettledTransaction(company_id, transfer_id, CRYPTO_TRANSFER, status)
             )
+    await crypto_card_loads.settle(factory, providers, company_id, report)

@@ -303,7 +303,7 @@ async def _reserve(
             ledger_pending_id=pending.transfer_id,
         )
     )
-    await _event(session, transfer, "crypto.bankprov_deposit.pending")
+    await record_event(session, transfer, "pending")
     return transfer
 
 
@@ -334,7 +334,7 @@ async def complete(session: AsyncSession, *, transfer: CryptoTransfer) -> bool:
     transfer.status = TransferStatus.COMPLETED.value
     transfer.completed_at = utcnow()
     await session.flush()
-    await _event(session, transfer, "crypto.bankprov_deposit.completed")
+    await record_event(session, transfer, "completed")
     return True
 
 
@@ -355,15 +355,22 @@ async def fail(session: AsyncSession, *, transfer: CryptoTransfer, reason: str) 
     transfer.reason = reason[:200]
     transfer.completed_at = utcnow()
     await session.flush()
-    await _event(session, transfer, "crypto.bankprov_deposit.failed")
+    await record_event(session, transfer, "failed")
     return True
 
 
-async def _event(session: AsyncSession, transfer: CryptoTransfer, type_: str) -> None:
+# Each flow's events: `<prefix>.pending`, `.completed`, `.failed`.
+EVENT_PREFIX = {
+    TransferKind.BANKPROV_DEPOSIT.value: "crypto.bankprov_deposit",
+    TransferKind.BANKPROV_TO_CARDPROV.value: "crypto.bankprov_to_cardprov",
+}
+
+
+async def record_event(session: AsyncSession, transfer: CryptoTransfer, state: str) -> None:
     await events.record(
         session,
         company_id=transfer.company_id,
-        type_=type_,
+        type_=f"{EVENT_PREFIX[transfer.kind]}.{state}",
         domain=DOMAIN,
         data={
             "transferId": transfer.id,
@@ -422,6 +429,12 @@ async def refresh(session: AsyncSession, providers: Providers, *, transfer: Cryp
         await withdrawals.refresh(session, providers, transfer=transfer)
         return
     if transfer.status != TransferStatus.PENDING.value or providers.crypto is None:
+        return
+    if transfer.kind == TransferKind.BANKPROV_TO_CARDPROV.value:
+        # Imported here: that flow builds on this module's settlement.
+        from finplat.crypto.cardprov import service as cardprov
+
+        await cardprov.refresh(session, providers, transfer=transfer)
         return
     rail, key, company_id = providers.crypto, transfer.provider_key, transfer.company_id
     conversion = await commit_then_call(

@@ -16,6 +16,7 @@ from finplat.db.base import Base, BigIntId, CompanyOwned, Timestamped
 class TransferKind(StrEnum):
     BANKPROV_DEPOSIT = "BANKPROV_DEPOSIT"  # crypto sold, fiat paid to a banking budget
     WALLET_WITHDRAWAL = "WALLET_WITHDRAWAL"  # coins sent to an external wallet
+    BANKPROV_TO_CARDPROV = "BANKPROV_TO_CARDPROV"  # a budget's fiat buys USDC for the card
 
 
 class TransferStatus(StrEnum):

@@ -26,6 +26,8 @@ from finplat.providers.crypto.port import (
     DepositAddress,
     Stablecoin,
 )
+from finplat.providers.crypto.sandbox import card_transfers
+from finplat.providers.crypto.sandbox.card_transfers import SandboxCardTransfers
 from finplat.providers.crypto.sandbox.models import (
     SandboxChainDeposit,
     SandboxConversion,
@@ -46,6 +48,7 @@ OPERATIONS = (
     "convert",
     "conversion_by_key",
     "settle_conversion",
+    *card_transfers.OPERATIONS,
 )
 DEPOSIT_UPDATED = "deposit.updated"
 CONVERSION_UPDATED = "conversion.updated"
@@ -75,7 +78,7 @@ def _stored_spelling(address: str) -> str:
     return address
 
 
-class SandboxCryptoRail(SandboxWithdrawals):
+class SandboxCryptoRail(SandboxWithdrawals, SandboxCardTransfers):
     name = ExternalProvider.CRYPTO.value
 
     def __init__(self, factory: async_sessionmaker[AsyncSession], *, latency_ms: int = 0) -> None:
