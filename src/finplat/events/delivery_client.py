@@ -101,6 +101,14 @@ class DeliveryClient:
         async with connecting_to(destination):
             return await self._http.post(destination.url, content=content, headers=headers)
 
+    async def request(
+        self, destination: Destination, *, method: str, content: bytes, headers: dict[str, str]
+    ) -> httpx.Response:
+        async with connecting_to(destination):
+            return await self._http.request(
+                method, destination.url, content=content or None, headers=headers
+            )
+
     async def aclose(self) -> None:
         await self._http.aclose()
 
