@@ -17,6 +17,7 @@ from finplat.partner_hosted.models import PartnerDelivery
 from finplat.partner_hosted.outbox import PartnerDeliveryWorker
 from finplat.partner_hosted.simulator import ReferencePartner
 from tests.local_server import LocalServer
+from tests.sensitive_data import SCANNER
 
 PARTNER_KEY = "pk_test_partner_0001"  # a test double's key, not a secret
 
@@ -41,7 +42,7 @@ async def configure(
         "FallbackDecision": fallback,
     }
     if api_key is not None:
-        hosted["ApiKey"] = api_key
+        hosted["ApiKey"] = SCANNER.watch_key(api_key)  # never to be seen again
     return await api.put("/api/v2/company/configuration", json={"PartnerHosted": hosted})
 
 
