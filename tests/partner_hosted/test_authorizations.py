@@ -44,6 +44,8 @@ async def test_the_partner_approves_and_holds_the_money_not_the_ledger(
         assert answer["ResponseCode"] == "00"
         assert answer["Status"] == "AUTHORIZED"
         assert partner.available(await external_id(api, card)) == D(975)
+        read = await api.get(f"/api/v2/card-transactions/{answer['CardTransactionId']}")
+        assert (read.json()["PartnerDecision"], read.json()["HeldAmount"]) == ("PARTNER", 0)
     assert await card_balance(api, card) == D(0)  # nothing held in finplat's ledger
     assert await deliveries(app) == []
 
@@ -84,6 +86,8 @@ async def test_a_late_partner_is_declined_in_time_and_its_late_approval_reversed
         assert answer["ResponseCode"] == "91"
         purchase = str(answer["CardTransactionId"])
         assert partner.held(purchase) == D(30)  # the late approval holds the money
+        read = await api.get(f"/api/v2/card-transactions/{purchase}")
+        assert (read.json()["PartnerDecision"], read.json()["Status"]) == ("STAND_IN", "DECLINED")
         partner.delay_ms = 0
         assert await deliver(app) == 1
         assert partner.held(purchase) == D(0)
