@@ -26,6 +26,7 @@ from finplat.events.worker import WebhookWorker
 from finplat.idempotency import service as idempotency
 from finplat.kit.clock import pause
 from finplat.ledger import service as ledger
+from finplat.partner_hosted import configuration as partner_hosted
 from finplat.partner_hosted.outbox import PartnerDeliveryWorker
 from finplat.payments.requests import service as payment_requests
 from finplat.providers.registry import Providers, build_providers
@@ -80,6 +81,7 @@ async def maintenance_once(
         payees_expired = await payees.expire_unconfirmed(session)
     async with unit_of_work(factory) as session:
         resealed = await companies.reseal_secrets(session)
+        resealed += await partner_hosted.reseal_api_keys(session)
     async with unit_of_work(factory) as session:
         requests_expired = await payment_requests.expire_due(session)
     async with unit_of_work(factory) as session:

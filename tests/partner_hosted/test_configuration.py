@@ -5,8 +5,15 @@ from __future__ import annotations
 import httpx
 from fastapi import FastAPI
 from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncEngine
 
+from finplat.config import Settings
+from finplat.jobs import maintenance_once
+from finplat.partner_hosted import configuration as partner_configuration
+from finplat.sealing import engines
+from finplat.sealing.keyring import SecretKeyring, new_key
 from tests.partner_hosted.steps import PARTNER_KEY, configure
+from tests.sensitive_data import SCANNER
 
 BASE_URL = "http://localhost:8099/finplat"
 
@@ -80,3 +87,29 @@ async def test_leaving_partner_hosted_out_leaves_it_as_it_is(api: httpx.AsyncCli
     assert (await configure(api, BASE_URL)).status_code == 200
     response = await api.put("/api/v2/company/configuration", json={"RotateWebhookSecret": False})
     assert response.json()["PartnerHosted"]["BaseUrl"] == BASE_URL
+
+
+async def test_after_a_key_rotation_maintenance_reseals_the_partner_key(
+    api: httpx.AsyncClient, app: FastAPI, settings: Settings, engine: AsyncEngine
+) -> None:
+    assert (await configure(api, BASE_URL)).status_code == 200
+    before = engines.keyring_for(engine.dialect)
+    rotated = SecretKeyring.from_config(
+        SCANNER.watch_key(new_key()), settings.secret_key.get_secret_value()
+    )
+    engines.register(engine, rotated)
+    try:
+        await maintenance_once(app.state.session_factory)
+        async with app.state.session_factory() as session:
+            stored = (
+                await session.execute(text("SELECT api_key FROM partner_hosted_configs"))
+            ).scalar_one()
+            config = await partner_configuration.current(
+                session,
+                company_id=(await api.get("/api/v2/company/configuration")).json()["CompanyId"],
+            )
+        assert str(stored).startswith(rotated.current_prefix)
+        assert config is not None
+        assert config.api_key == PARTNER_KEY
+    finally:
+        engines.register(engine, before)

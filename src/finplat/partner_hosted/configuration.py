@@ -15,8 +15,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.errors import ValidationFailed
 from finplat.events.destinations import WebhookDestinationRefused, check_webhook_url
+from finplat.partner_hosted import repository
 from finplat.partner_hosted.models import PartnerHostedConfig
 from finplat.partner_hosted.repository import PartnerHostedConfigRepository
+from finplat.sealing.engines import keyring_of
 
 MAX_TIMEOUT_MS = 2000  # the card networks' budget for an issuer's answer
 DEFAULT_TIMEOUT_MS = 1500
@@ -82,3 +84,11 @@ async def configure(
         await configs.add(config)
     await session.flush()
     return config
+
+
+async def reseal_api_keys(session: AsyncSession, *, limit: int = 500) -> int:
+    """Seal again, with the current `FINPLAT_SECRET_KEY`, the partner keys a previous key
+    sealed (a batch per call), as the webhook secrets are."""
+    return await repository.reseal_api_keys(
+        session, current_prefix=keyring_of(session).current_prefix, limit=limit
+    )

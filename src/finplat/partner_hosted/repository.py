@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import or_, select, update
+from sqlalchemy import String, or_, select, type_coerce, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.companies.models import Company
@@ -113,3 +113,25 @@ async def external_user_id(session: AsyncSession, *, company_id: int, user_id: i
     """The partner's id of the user (the partner keeps balances under it)."""
     stmt = select(User.external_user_id).where(User.company_id == company_id, User.id == user_id)
     return str((await session.execute(stmt)).scalar_one())
+
+
+async def reseal_api_keys(session: AsyncSession, *, current_prefix: str, limit: int) -> int:
+    """Write back (so seal with the current key) up to `limit` partner API keys whose stored
+    form does not start with `current_prefix`; returns how many. Every company's (the
+    maintenance job's query after a rotation of `FINPLAT_SECRET_KEY`)."""
+    stored = type_coerce(PartnerHostedConfig.api_key, String)  # the sealed text, not the key
+    stale = (
+        select(PartnerHostedConfig.id, PartnerHostedConfig.api_key)
+        .where(stored.not_like(current_prefix + "%"))
+        .order_by(PartnerHostedConfig.id)
+        .limit(limit)
+    )
+    rows = (await session.execute(stale)).all()
+    for config_id, api_key in rows:
+        await session.execute(
+            update(PartnerHostedConfig)
+            .where(PartnerHostedConfig.id == config_id)
+            .values(api_key=api_key),
+            execution_options={"synchronize_session": False},
+        )
+    return len(rows)
