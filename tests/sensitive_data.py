@@ -12,7 +12,8 @@
   anywhere but the sandbox's inbox (`GET /api/v2/sandbox/vouchers/redemptions/{id}/code`,
   `GET /api/v2/sandbox/crypto/wallet-withdrawals/{transferId}/code`);
 * a key that seals stored secrets (`FINPLAT_SECRET_KEY`: the sandbox's, and any a test
-  registers), in either base64 alphabet.
+  registers), in either base64 alphabet; a partner-hosted company's partner `ApiKey` (the
+  tests register theirs with `watch_key`: it is sent only to the partner, in `X-API-Key`).
 """
 
 from __future__ import annotations

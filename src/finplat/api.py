@@ -37,6 +37,7 @@ from finplat.crypto.withdrawals.endpoints import router as crypto_withdrawals_ro
 from finplat.events.endpoints import router as events_router
 from finplat.http.health import router as health_router
 from finplat.kyc.endpoints import router as kyc_router
+from finplat.partner_hosted.endpoints import router as partner_balances_router
 from finplat.payments.collections.endpoints import router as collections_router
 from finplat.payments.mandates.endpoints import router as mandates_router
 from finplat.payments.requests.endpoints import router as payment_requests_router
@@ -99,6 +100,7 @@ ROUTERS: tuple[APIRouter, ...] = (
     card_transactions_router,
     card_controls_router,
     authorization_rules_router,
+    partner_balances_router,
     voucher_settings_router,
     voucher_groups_router,
     vouchers_router,

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
 import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
 from typing import Annotated, TypeVar
 
@@ -29,6 +31,8 @@ from finplat.http import server
 from finplat.http.observability import configure_logging
 from finplat.jobs import run_background
 from finplat.ledger.verification import VerificationReport, verify
+from finplat.partner_hosted.simulator import ReferencePartner
+from finplat.partner_hosted.simulator import serve as serve_partner
 from finplat.providers.registry import build_providers
 from finplat.reconciliation import service as reconciliation
 from finplat.reconciliation.report import ReconciliationReport
@@ -134,6 +138,43 @@ def worker() -> None:
             await engine.dispose()
 
     asyncio.run(run())
+
+
+@app.command("partner-sim")
+def partner_sim(
+    api_key: Annotated[str, typer.Option(help="The key finplat must send (X-API-Key).")],
+    webhook_secret: Annotated[
+        str,
+        typer.Option(
+            envvar="FINPLAT_PARTNER_SIM_WEBHOOK_SECRET",
+            help="The company's webhook secret, to verify X-Service-Signature.",
+        ),
+    ],
+    port: Annotated[int, typer.Option(help="TCP port.")] = 8090,
+    host: Annotated[str, typer.Option(help="Interface to bind.")] = "127.0.0.1",
+    delay_ms: Annotated[int, typer.Option(min=0, help="Answer every request this late.")] = 0,
+    fail_rate: Annotated[
+        float, typer.Option(min=0.0, max=1.0, help="Share of requests answered 503.")
+    ] = 0.0,
+    default_balance: Annotated[str, typer.Option(help="Every user's starting balance.")] = "1000",
+    currency: Annotated[str, typer.Option(help="The balances' currency.")] = "USD",
+    stop_after: Annotated[
+        float | None, typer.Option(min=0.0, help="Stop by itself after this many seconds.")
+    ] = None,
+) -> None:
+    """Serve a reference partner for partner-hosted balances (the six partner endpoints,
+    balances in memory) until stopped or for --stop-after seconds."""
+    partner = ReferencePartner(
+        api_key=api_key,
+        webhook_secret=webhook_secret,
+        currency=currency.upper(),
+        default_balance=Decimal(default_balance),
+        delay_ms=delay_ms,
+        fail_rate=fail_rate,
+    )
+    typer.echo(f"partner-sim on http://{host}:{port} (PartnerHosted.BaseUrl)")
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(serve_partner(partner, host=host, port=port, stop_after=stop_after))
 
 
 @ledger_app.command("verify")

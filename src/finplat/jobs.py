@@ -28,6 +28,8 @@ from finplat.events.worker import WebhookWorker
 from finplat.idempotency import service as idempotency
 from finplat.kit.clock import pause
 from finplat.ledger import service as ledger
+from finplat.partner_hosted import configuration as partner_hosted
+from finplat.partner_hosted.outbox import PartnerDeliveryWorker
 from finplat.payments.requests import service as payment_requests
 from finplat.providers.registry import Providers, build_providers
 from finplat.providers.sandbox import delivery as sandbox_delivery
@@ -54,6 +56,20 @@ def webhook_worker(settings: Settings, factory: async_sessionmaker[AsyncSession]
     )
 
 
+def partner_worker(
+    settings: Settings, factory: async_sessionmaker[AsyncSession]
+) -> PartnerDeliveryWorker:
+    """Sends partner-hosted companies' partners their reversals, clearings, refunds and
+    adjustments, with the webhooks' timeout, lease, batch and retry schedule."""
+    return PartnerDeliveryWorker(
+        factory,
+        allow_loopback=bool(settings.allow_loopback_webhooks),
+        timeout=settings.webhook_timeout_seconds,
+        lease=timedelta(seconds=settings.webhook_lease_seconds),
+        batch_size=settings.webhook_batch_size,
+    )
+
+
 async def maintenance_once(
     factory: async_sessionmaker[AsyncSession],
     *,
@@ -68,6 +84,7 @@ async def maintenance_once(
         payees_expired = await payees.expire_unconfirmed(session)
     async with unit_of_work(factory) as session:
         resealed = await companies.reseal_secrets(session)
+        resealed += await partner_hosted.reseal_api_keys(session)
     async with unit_of_work(factory) as session:
         requests_expired = await payment_requests.expire_due(session)
     async with unit_of_work(factory) as session:
@@ -188,6 +205,9 @@ async def run_background(
     providers = build_providers(settings, factory)
     loops = [
         worker.run_forever(stop, poll_seconds=settings.webhook_poll_seconds),
+        partner_worker(settings, factory).run_forever(
+            stop, poll_seconds=settings.webhook_poll_seconds
+        ),
         _maintenance_loop(factory, stop, timedelta(days=settings.card_hold_expiry_days)),
         _provisioning_loop(factory, providers, stop),
         _card_block_loop(factory, providers, stop),

@@ -8,6 +8,7 @@ from finplat.errors import error_responses
 from finplat.http.routing import CurrentPrincipal, DbSession, api_router
 from finplat.ledger import service as ledger
 from finplat.ledger.schemas import BalanceResponse
+from finplat.partner_hosted import configuration as partner_hosted
 
 router = api_router(tags=["Company"])
 
@@ -22,16 +23,21 @@ async def get_configuration(
     session: DbSession, principal: CurrentPrincipal
 ) -> ConfigurationResponse:
     company = await service.get_company(session, company_id=principal.company_id)
-    return ConfigurationResponse.of(company)
+    hosted = await partner_hosted.current(session, company_id=principal.company_id)
+    return ConfigurationResponse.of(company, partner_hosted=hosted)
 
 
 @router.put(
     "/api/v2/company/configuration",
     response_model=ConfigurationResponse,
-    summary="Change the webhook URL, rotate the webhook secret, or set the default card provider",
+    summary="Change the webhook URL, rotate the webhook secret, set the default card provider "
+    "or partner-hosted balances",
     description="The URL must be http(s) and resolve only to public addresses (loopback is "
     "accepted only when the development setting allows it). A rotated secret is returned "
-    "once, in this response.",
+    "once, in this response. `PartnerHosted` keeps the users' balances at the partner: their "
+    "card purchases are decided by the partner's `POST {BaseUrl}/authorizations` within "
+    "`TimeoutMs` (else `FallbackDecision`), and reversals, clearings, refunds and "
+    "adjustments are sent to it; its `ApiKey` is stored encrypted and never returned.",
     responses=error_responses(400),
 )
 async def update_configuration(
@@ -46,7 +52,17 @@ async def update_configuration(
         allow_loopback=bool(request.app.state.settings.allow_loopback_webhooks),
         default_card_provider=body.DefaultCardProvider.value if body.DefaultCardProvider else None,
     )
-    return ConfigurationResponse.of(company, secret)
+    allow_loopback = bool(request.app.state.settings.allow_loopback_webhooks)
+    if "PartnerHosted" in body.model_fields_set:
+        hosted = await partner_hosted.configure(
+            session,
+            company_id=principal.company_id,
+            change=body.PartnerHosted.change() if body.PartnerHosted else None,
+            allow_loopback=allow_loopback,
+        )
+    else:
+        hosted = await partner_hosted.current(session, company_id=principal.company_id)
+    return ConfigurationResponse.of(company, secret, partner_hosted=hosted)
 
 
 @router.get(

@@ -27,6 +27,7 @@ from finplat.events.models import Event, WebhookAttempt, WebhookDelivery
 from finplat.idempotency.models import IdempotencyKey
 from finplat.kyc.models import KycSubmission
 from finplat.ledger.models import LedgerAccount, LedgerBalance, LedgerEntry, LedgerTransfer
+from finplat.partner_hosted import models as partner_hosted_models
 from finplat.payments.collections import models as payment_collections_models
 from finplat.payments.mandates import models as payment_mandates_models
 from finplat.payments.requests import models as payment_requests_models
@@ -75,6 +76,7 @@ MODEL_MODULES = (
     cards_funding_models,
     card_discounts_models,
     card_transactions_models,
+    partner_hosted_models,
     authorization_models,
     sandbox_cards_models,
     payment_requests_models,

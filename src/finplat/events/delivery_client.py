@@ -12,6 +12,8 @@ with no pinned address is not connected at all.
 from __future__ import annotations
 
 import contextvars
+import functools
+import ssl
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from types import TracebackType
@@ -67,13 +69,20 @@ class PinnedNetworkBackend(httpcore.AsyncNetworkBackend):
         await self._network.sleep(seconds)
 
 
+@functools.cache
+def _ssl_context() -> ssl.SSLContext:
+    """One TLS context (the CA bundle read once): building one takes tens of milliseconds,
+    too long for a client made per call within a card authorization's deadline."""
+    return httpx.create_ssl_context()
+
+
 class _PinnedTransport(httpx.AsyncHTTPTransport):
     def __init__(self, limits: httpx.Limits) -> None:
-        super().__init__(trust_env=False, limits=limits)
+        super().__init__(verify=_ssl_context(), trust_env=False, limits=limits)
         # httpx takes no network backend, so its pool is replaced by one with ours and the
         # same settings (httpx's request and error mapping around `_pool` stay as they are).
         self._pool = httpcore.AsyncConnectionPool(
-            ssl_context=httpx.create_ssl_context(),
+            ssl_context=_ssl_context(),
             max_connections=limits.max_connections,
             max_keepalive_connections=limits.max_keepalive_connections,
             keepalive_expiry=limits.keepalive_expiry,
@@ -100,6 +109,14 @@ class DeliveryClient:
     ) -> httpx.Response:
         async with connecting_to(destination):
             return await self._http.post(destination.url, content=content, headers=headers)
+
+    async def request(
+        self, destination: Destination, *, method: str, content: bytes, headers: dict[str, str]
+    ) -> httpx.Response:
+        async with connecting_to(destination):
+            return await self._http.request(
+                method, destination.url, content=content or None, headers=headers
+            )
 
     async def aclose(self) -> None:
         await self._http.aclose()

@@ -39,6 +39,18 @@ Card purchases send webhooks of domain `card`, one per event of the purchase:
 `data` holds `cardTransactionId`, `authorizationId`, `cardId`, `userId`, `eventType`, `amount`,
 `currency`, `status`, `heldAmount`, `clearedAmount`, `merchant`, `mcc`, `country`,
 `declineReason` and `rulesFired`.
+
+Partner-hosted balances (`PartnerHosted` in `PUT /api/v2/company/configuration`): the partner
+keeps the users' money and finplat calls it, with the partner's key in `X-API-Key` and
+`X-Service-Signature` (HMAC-SHA256 of the exact body with the webhook secret, as webhooks):
+`POST {BaseUrl}/authorizations` `{CardTransactionId, AuthorizationId, ExternalUserId, CardId,
+Amount, Currency, Merchant, Mcc, Country, PartialApproval}` answered `{Approved,
+ApprovedAmount?, DeclineReason?}` within `TimeoutMs` (else `FallbackDecision`);
+`POST {BaseUrl}/reversals`, `/clearings`, `/refunds` and `/adjustments` `{IdempotencyId,
+CardTransactionId, AuthorizationId, ExternalUserId, CardId, Amount, Currency, Merchant,
+Reason?}` (retried until a 2xx; apply each `IdempotencyId` once); and
+`GET {BaseUrl}/balances/{ExternalUserId}` answered `{Balances: [{Currency, Available,
+Ledger?}]}`, shown at `GET /api/v2/users/{userId}/partner-balances`.
 """
 
 

@@ -15,6 +15,13 @@ than the card has. Typed decline reasons:
   the rule's `ResponseCode`); every rule that fired, shadow ones too, is in `RulesFired`;
 * `CARD_AUTO_LOCKED` is the provider's own (it holds the lock) and arrives with its decline.
 
+For a partner-hosted company (`PartnerHosted` in its configuration) the balance is the
+partner's: after the card's state and the rules, the partner decides
+(`finplat.partner_hosted.authorizations`: its answer within `TimeoutMs`, else
+`FallbackDecision`), and an approval takes no hold in finplat's ledger (the partner holds the
+money). The card's row lock is held while the partner answers, so one card's purchases are
+still decided one after the other (velocity rules count exactly).
+
 A repeated request for one authorization id answers the first decision.
 """
 
@@ -36,6 +43,10 @@ from finplat.cards.transactions.models import CardTransaction
 from finplat.cards.transactions.purchase import PurchaseStatus
 from finplat.cards.transactions.repository import CardTransactionRepository
 from finplat.ledger import service as ledger
+from finplat.partner_hosted import authorizations as partner
+from finplat.partner_hosted.authorizations import Hosting, PartnerDecision
+from finplat.partner_hosted.notifications import notify
+from finplat.partner_hosted.outbox import Operation
 
 APPROVED = "00"
 PARTIALLY_APPROVED = "10"
@@ -48,6 +59,9 @@ RESPONSE_CODES = {
     "CARD_INACTIVE": "78",
     "CURRENCY_NOT_SUPPORTED": "57",
     "RULE_DECLINED": "57",
+    partner.PARTNER_DECLINED: "05",
+    partner.PARTNER_UNAVAILABLE: "91",
+    "SUSPECTED_FRAUD": "59",
 }
 DO_NOT_HONOUR = "05"
 RULE_DECLINED = "RULE_DECLINED"
@@ -86,15 +100,24 @@ def response_code(reason: str | None) -> str:
 
 
 async def decide(
-    session: AsyncSession, *, company_id: int, card_id: int, request: AuthorizationRequest
+    session: AsyncSession,
+    *,
+    company_id: int,
+    card_id: int,
+    request: AuthorizationRequest,
+    allow_loopback: bool = False,
 ) -> Decision:
     """Approve (the hold is taken) or decline one authorization request on the company's
-    card; the purchase is recorded either way."""
+    card; the purchase is recorded either way. `allow_loopback`: a partner-hosted company's
+    partner may be on a loopback address (development)."""
     card = await lookup.find_card(session, company_id=company_id, card_id=card_id, lock=True)
     txns = CardTransactionRepository(session, company_id)
     earlier = await txns.by_authorization(card.provider, request.authorization_id)
     if earlier is not None:
         return _answer(earlier)
+    hosting = await partner.hosting_of(
+        session, company_id=company_id, allow_loopback=allow_loopback
+    )
     txn = await txns.add(
         CardTransaction(
             card_id=card.id,
@@ -109,7 +132,12 @@ async def decide(
             requested_minor=request.amount_minor,
         )
     )
-    reason, approved_minor, rules = await _judge(session, card, request)
+    reason, approved_minor, rules = await _judge(
+        session, card, request, balance_here=hosting is None
+    )
+    if hosting is not None and reason is None:
+        asked = await _ask_partner(session, hosting, txn, request)
+        reason, approved_minor = asked.decline_reason, asked.approved_minor
     txn.rules_fired = json.dumps(rules.fired if rules else [])
     if reason is None:
         await service.authorize_decided(session, card, txn, approved_minor=approved_minor)
@@ -126,11 +154,56 @@ async def decide(
     return _answer(txn)
 
 
+async def _ask_partner(
+    session: AsyncSession, hosting: Hosting, txn: CardTransaction, request: AuthorizationRequest
+) -> PartnerDecision:
+    """The partner's decision on a purchase the card and the rules let through, and what it
+    must hear back: the reversal of a timeout under a `DECLINE` fallback (undoing an approval
+    that comes too late) or of an approval finplat could not take, and the stand-in approval
+    under an `APPROVE` fallback."""
+    ref = await service.purchase_ref(session, txn)
+    asked = await partner.ask(
+        hosting,
+        partner.Purchase(
+            card_transaction_id=txn.id,
+            authorization_id=txn.authorization_id,
+            external_user_id=ref.external_user_id,
+            card_id=txn.card_id,
+            amount_minor=request.amount_minor,
+            currency=request.currency,
+            merchant=request.merchant,
+            mcc=request.mcc,
+            country=request.country,
+            partial_allowed=request.partial_allowed,
+        ),
+    )
+    txn.partner_decision = "STAND_IN" if asked.stand_in else "PARTNER"
+    if asked.stand_in and asked.approved_minor > 0:
+        await notify(
+            session,
+            ref,
+            operation=Operation.ADJUSTMENT,
+            amount_minor=asked.approved_minor,
+            source="decision",
+            reason="STAND_IN_APPROVAL",
+        )
+    elif asked.stand_in or asked.not_taken:
+        await notify(
+            session,
+            ref,
+            operation=Operation.REVERSAL,
+            amount_minor=request.amount_minor,
+            source="decision",
+            reason="TIMEOUT" if asked.stand_in else "NOT_TAKEN",
+        )
+    return asked
+
+
 async def _judge(
-    session: AsyncSession, card: Card, request: AuthorizationRequest
+    session: AsyncSession, card: Card, request: AuthorizationRequest, *, balance_here: bool
 ) -> tuple[str | None, int, evaluation.Outcome | None]:
     """The card's state first, then the company's rules (each evaluated and reported), then
-    the available balance."""
+    the available balance (when it is finplat's: `balance_here`)."""
     state = STATE_REASONS.get(CardStatus(card.status))
     if state is not None:
         return state, 0, None
@@ -151,6 +224,8 @@ async def _judge(
     )
     if rules.declined_by is not None:
         return RULE_DECLINED, 0, rules
+    if not balance_here:
+        return None, request.amount_minor, rules
     account = await funding.card_account(session, card)
     held = await ledger.balance(session, company_id=card.company_id, account_id=account.id)
     if held.available >= request.amount_minor:

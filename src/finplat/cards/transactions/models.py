@@ -48,6 +48,10 @@ class CardTransaction(CompanyOwned, Timestamped, Base):
     response_code: Mapped[str | None] = mapped_column(String(4), default=None)
     rules_fired: Mapped[str] = mapped_column(Text, default="[]")  # JSON list
     authorized_at: Mapped[datetime | None] = mapped_column(default=None)
+    # Partner-hosted balances: who decided (`PARTNER`, `STAND_IN` when the fallback did,
+    # `PROVIDER` when the provider authorized without asking); None when the money is in
+    # finplat's ledger. Such a purchase moves nothing in the ledger: its money is at the partner.
+    partner_decision: Mapped[str | None] = mapped_column(String(16), default=None)
 
 
 class CardTransactionEvent(CompanyOwned, Base):

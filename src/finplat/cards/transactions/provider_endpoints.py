@@ -120,6 +120,7 @@ async def provider_authorization_request(
             session,
             company_id=asked.companyId,
             card_id=card.id,
+            allow_loopback=bool(settings.allow_loopback_webhooks),
             request=decision.AuthorizationRequest(
                 authorization_id=asked.authorizationId,
                 amount_minor=asked.amountMinor,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import Path
 from pydantic import Field
@@ -65,13 +65,23 @@ class CardPurchase(ResponseModel):
     Country: str | None
     RequestedAmount: DecimalAmount
     AuthorizedAmount: DecimalAmount = Field(description="Authorized, incremental included.")
-    HeldAmount: DecimalAmount = Field(description="Held on the card now (pending debit).")
+    HeldAmount: DecimalAmount = Field(
+        description="Held on the card now (pending debit); 0 for a partner-hosted purchase, "
+        "whose money the partner holds."
+    )
     ReversedAmount: DecimalAmount
     ClearedAmount: DecimalAmount
     RefundedAmount: DecimalAmount
     DeclineReason: str | None
     ResponseCode: str | None
     RulesFired: list[RuleFired]
+    PartnerDecision: Literal["PARTNER", "STAND_IN", "PROVIDER"] | None = Field(
+        default=None,
+        description="Partner-hosted balances: who decided the purchase (`PARTNER`; "
+        "`STAND_IN`, the company's `FallbackDecision` when the partner did not answer in "
+        "time; `PROVIDER`, authorized by the card provider without asking). Null when the "
+        "money is in finplat's ledger.",
+    )
     AuthorizedAt: datetime | None
     CreatedAt: datetime
     UpdatedAt: datetime
@@ -100,6 +110,7 @@ class CardPurchase(ResponseModel):
             ClearedAmount=money(txn.cleared_minor),
             RefundedAmount=money(txn.refunded_minor),
             DeclineReason=txn.decline_reason,
+            PartnerDecision=txn.partner_decision,
             ResponseCode=txn.response_code,
             RulesFired=[RuleFired(**r) for r in json.loads(txn.rules_fired)],
             AuthorizedAt=txn.authorized_at,

@@ -36,10 +36,14 @@ from finplat.kit.money import from_minor
 from finplat.ledger import service as ledger
 from finplat.ledger.core import Leg
 from finplat.ledger.service import CompanyAccount
+from finplat.partner_hosted import repository as partner_hosted
+from finplat.partner_hosted.notifications import PurchaseRef, notify
+from finplat.partner_hosted.outbox import Operation
 
 log = structlog.get_logger("finplat.cards.transactions")
 DOMAIN = "card"
 DEFAULT_HOLD_EXPIRY = timedelta(days=7)
+PROVIDER_DECIDED = "PROVIDER"
 EVENT_TYPES = {
     EventType.AUTHORIZATION: "card.transaction.authorized",
     EventType.INCREMENTAL: "card.transaction.authorized",
@@ -122,6 +126,11 @@ async def apply(session: AsyncSession, *, company_id: int, event: ProviderEvent)
                 country=event.country,
                 status="PENDING",
                 requested_minor=event.amount_minor,
+                # A purchase the provider authorized without asking: its money is still at
+                # the partner, which hears of it (`_tell_partner`).
+                partner_decision=PROVIDER_DECIDED
+                if await partner_hosted.config_of(session, company_id) is not None
+                else None,
             )
         )
     reason = _reason(event)
@@ -174,7 +183,15 @@ async def authorize_decided(
 async def _book(
     session: AsyncSession, card: Card, txn: CardTransaction, *, clearing: int, refund: int
 ) -> None:
-    """Bring the ledger to what the purchase's totals say (card locked by the caller)."""
+    """Bring the ledger to what the purchase's totals say (card locked by the caller).
+
+    A partner-hosted purchase moves nothing in the ledger: the money is at the partner, which
+    holds, posts and releases it (`_tell_partner`); only its status follows its totals."""
+    if txn.partner_decision is not None:
+        txn.status = status_of(txn).value
+        txn.updated_at = utcnow()
+        await session.flush()
+        return
     account = await funding.card_account(session, card)
     settlement = await ledger.company_account(
         session, company_id=card.company_id, kind=CompanyAccount.SETTLEMENT, currency=card.currency
@@ -247,6 +264,7 @@ async def _record(
     provider_event_id: str,
     reason: str | None,
     occurred_at: str | None,
+    partner_reason: str | None = None,
 ) -> None:
     session.add(
         CardTransactionEvent(
@@ -271,6 +289,66 @@ async def _record(
         data=event_data(txn)
         | {"eventType": type_.value, "amount": from_minor(amount_minor, txn.currency)},
     )
+    if txn.partner_decision is not None:
+        await _tell_partner(
+            session,
+            txn,
+            type_=type_,
+            amount_minor=amount_minor,
+            source=provider_event_id,
+            reason=partner_reason,
+        )
+
+
+async def purchase_ref(session: AsyncSession, txn: CardTransaction) -> PurchaseRef:
+    return PurchaseRef(
+        company_id=txn.company_id,
+        card_transaction_id=txn.id,
+        authorization_id=txn.authorization_id,
+        external_user_id=await partner_hosted.external_user_id(
+            session, company_id=txn.company_id, user_id=txn.user_id
+        ),
+        card_id=txn.card_id,
+        currency=txn.currency,
+        merchant=txn.merchant,
+    )
+
+
+async def _tell_partner(
+    session: AsyncSession,
+    txn: CardTransaction,
+    *,
+    type_: EventType,
+    amount_minor: int,
+    source: str,
+    reason: str | None,
+) -> None:
+    """Queue what a partner-hosted purchase's event means for the partner's balance
+    (`finplat.partner_hosted.notifications`)."""
+    ref = await purchase_ref(session, txn)
+    approved = txn.authorized_minor + txn.incremented_minor - txn.reversed_minor
+    why: str | None
+    match type_:
+        case EventType.AUTHORIZATION if txn.partner_decision == PROVIDER_DECIDED:
+            operation, minor, why = Operation.ADJUSTMENT, amount_minor, "STAND_IN_APPROVAL"
+        case EventType.INCREMENTAL:
+            operation, minor, why = Operation.ADJUSTMENT, amount_minor, "INCREMENTAL"
+        case EventType.REVERSAL if txn.cleared_minor == 0:
+            operation, minor, why = Operation.REVERSAL, amount_minor, reason or "NETWORK"
+        case EventType.CLEARING:
+            operation, minor, why = Operation.CLEARING, amount_minor, None
+        case EventType.REFUND:
+            operation, minor, why = Operation.REFUND, amount_minor, None
+        case EventType.DECLINE if approved > 0 and txn.cleared_minor == 0:
+            operation, minor, why = Operation.REVERSAL, approved, "DECLINED"
+        case EventType.EXPIRY if approved > 0 and txn.cleared_minor == 0:
+            operation, minor, why = Operation.REVERSAL, approved, "EXPIRED"
+        case _:
+            return
+    if minor > 0:
+        await notify(
+            session, ref, operation=operation, amount_minor=minor, source=source, reason=why
+        )
 
 
 def event_data(txn: CardTransaction) -> dict[str, Any]:
@@ -350,9 +428,10 @@ async def release_unreported(session: AsyncSession, *, company_id: int, txn_id: 
     txn = await find(session, company_id=company_id, txn_id=txn_id)
     card = await lookup.find_card(session, company_id=company_id, card_id=txn.card_id, lock=True)
     await session.refresh(txn)
-    if txn.held_minor <= 0:
+    # What the purchase holds: in the ledger, or at the partner for a partner-hosted one.
+    released = txn.held_minor if txn.partner_decision is None else hold_due(txn)
+    if released <= 0:
         return
-    released = txn.held_minor
     txn.reversed_minor += released
     await _book(session, card, txn, clearing=0, refund=0)
     await _record(
@@ -364,6 +443,7 @@ async def release_unreported(session: AsyncSession, *, company_id: int, txn_id: 
         provider_event_id=f"platform-release-{txn.id}",
         reason=None,
         occurred_at=None,
+        partner_reason="DECLINED",
     )
 
 

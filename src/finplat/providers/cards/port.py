@@ -244,12 +244,15 @@ class CardSimulation(Protocol):
         mcc: str | None = None,
         country: str | None = None,
         platform_decline: str | None = None,
+        just_in_time: bool = False,
     ) -> ProviderCardTransaction:
         """The network's authorization after the platform's decision (`platform_decline` when
         the platform declined, `amount_minor` what it approved): the provider still declines
         on its own state (frozen, blocked, cancelled, `AUTO_LOCKED`, its balance short), or
         holds the amount. Reported as a `card.transaction` callback. With auto-lock on, an
-        approved purchase locks the card."""
+        approved purchase locks the card. `just_in_time`: the money is not on the card but
+        at a partner that approved it (partner-hosted balances): the card's own balance is
+        neither checked nor moved, by this purchase or its later events."""
         ...
 
     async def purchase_event(
@@ -260,6 +263,7 @@ class CardSimulation(Protocol):
         authorization_id: str,
         type_: str,
         amount_minor: int | None,
+        just_in_time: bool = False,
     ) -> ProviderCardTransaction:
         """A later event of an authorized purchase (CLEARING, REVERSAL, INCREMENTAL, REFUND),
         reported as a `card.transaction` callback. Without an amount a clearing or reversal

@@ -28,6 +28,7 @@ from finplat.http.routing import CurrentPrincipal, CurrentProviders, DbSession, 
 from finplat.kit.fields import SafeText
 from finplat.kit.money import AmountRange, DecimalAmount, from_minor, requested_amount
 from finplat.kit.schemas import RequestModel, ResponseModel, UserIdQuery
+from finplat.partner_hosted import repository as partner_hosted
 from finplat.providers.calls import commit_then_call
 from finplat.providers.cards.port import ProviderCardTransaction
 from finplat.providers.errors import ProviderRejected, ProviderUnavailable
@@ -164,6 +165,7 @@ async def cards_sandbox_authorize(
         session,
         company_id=company_id,
         card_id=card.id,
+        allow_loopback=bool(request.app.state.settings.allow_loopback_webhooks),
         request=decision.AuthorizationRequest(
             authorization_id=authorization_id,
             amount_minor=money.minor,
@@ -191,6 +193,7 @@ async def cards_sandbox_authorize(
                 mcc=body.Mcc,
                 country=body.Country,
                 platform_decline=None if decided.approved else decided.decline_reason,
+                just_in_time=decided.transaction.partner_decision is not None,
             ),
             idempotent=False,
         )
@@ -202,7 +205,9 @@ async def cards_sandbox_authorize(
     await _deliver(request, company_id)
     txn = await service.find(session, company_id=company_id, txn_id=txn_id)
     fee, rule = decline_fees.NO_FEE, None
-    if txn.declined:
+    if await partner_hosted.config_of(session, company_id) is not None:
+        pass  # the balance is the partner's: no decline fee or auto top-up from finplat's
+    elif txn.declined:
         fee = await decline_fees.charge(
             session, providers, card=card, transaction_id=authorization_id
         )
@@ -281,6 +286,7 @@ async def _purchase_event(
         authorization_id=authorizationId,
         type_=type_,
         amount_minor=minor,
+        just_in_time=txn.partner_decision is not None,
     )
     await commit_then_call(
         session,

@@ -610,6 +610,7 @@ class SandboxCardProgram:
         mcc: str | None = None,
         country: str | None = None,
         platform_decline: str | None = None,
+        just_in_time: bool = False,
     ) -> ProviderCardTransaction:
         await self.sim.enter(company_id, "authorize")
         extra: dict[str, object] = {"mcc": mcc, "country": country}
@@ -617,7 +618,9 @@ class SandboxCardProgram:
             # A merchant can still present a cancelled card: it is declined, `CARD_CANCELLED`.
             row = await self._row(session, company_id, card_id, exposed=False, lock=True)
             reason = platform_decline or _refusal(row, currency)
-            if reason is None:
+            if reason is None and just_in_time:
+                row.locked = row.auto_lock
+            elif reason is None:
                 moved = await session.execute(
                     update(SandboxCardprovCard)
                     .where(
@@ -666,6 +669,7 @@ class SandboxCardProgram:
         authorization_id: str,
         type_: str,
         amount_minor: int | None,
+        just_in_time: bool = False,
     ) -> ProviderCardTransaction:
         await self.sim.enter(company_id, "authorize")
         async with unit_of_work(self.factory) as session:
@@ -686,7 +690,7 @@ class SandboxCardProgram:
                 raise CardStateRefused("The authorization holds nothing to clear or reverse.")
             after = before.plus(type_, amount)
             # What the card can spend moves by the hold released and the money paid.
-            delta = (before.hold - after.hold) + (before.paid - after.paid)
+            delta = 0 if just_in_time else (before.hold - after.hold) + (before.paid - after.paid)
             if row.balance_minor + delta < 0:
                 raise CardStateRefused("The card's balance does not cover the clearing.")
             row.balance_minor += delta

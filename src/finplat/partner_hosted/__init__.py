@@ -1,0 +1,1 @@
+"""Partner-hosted balances (dual balance): a company whose users' money is kept at the partner."""
