@@ -42,6 +42,7 @@ from tests.crypto import steps as crypto_steps
 from tests.documents import samples
 from tests.factories import user_payload
 from tests.payments import steps as payment_steps
+from tests.referrals import steps as referral_steps
 
 IDENTIFIER = re.compile(r"Id$", re.IGNORECASE)
 MISSING_INT = 987_654_321
@@ -67,6 +68,8 @@ class Seeded:
     voucher_group_id: str  # a voucher group holding one voucher
     redemption_id: str  # a redemption of it by the card holder, waiting for its code
     crypto: SeededCrypto  # a verified user with a pay-in address and a deposit: crypto routes
+    referral_program_id: str  # A's referral programme
+    referral_reward_id: str  # the welcome reward of `user_id`, referred by the card holder
 
     @property
     def markers(self) -> set[str]:
@@ -172,6 +175,10 @@ IDENTIFIERS: dict[str, tuple[Callable[[Seeded], Any], Any]] = {
     "companyId": (lambda s: s.company_id, MISSING_INT),
     "groupId": (lambda s: s.voucher_group_id, "00000000-0000-4000-8000-000000000000"),
     "redemptionId": (lambda s: s.redemption_id, "00000000-0000-4000-8000-000000000000"),
+    "programId": (lambda s: s.referral_program_id, "00000000-0000-4000-8000-000000000000"),
+    "rewardId": (lambda s: s.referral_reward_id, "00000000-0000-4000-8000-000000000000"),
+    "ReferrerUserId": (lambda s: s.card.user_id, MISSING_INT),
+    "ReferredUserId": (lambda s: s.user_id, MISSING_INT),
 }
 # Routes whose `userId` must be a business user's to reach their other identifiers.
 BUSINESS_PATHS = "/api/v2/business/"
@@ -352,6 +359,7 @@ BODIES: dict[tuple[str, str], dict[str, Any]] = {
     ("POST", "/api/v2/admin/vouchers/groups/{groupId}/vouchers"): {"Value": 1, "Currency": "USD"},
     ("POST", "/api/v2/vouchers/redemptions"): {"VoucherCode": "VCH-0000-0000-0000-0000-0000"},
     ("POST", "/api/v2/vouchers/redemptions/{id}/verify"): {"Code": "000000"},
+    ("PUT", "/api/v2/admin/referrals/program"): referral_steps.terms(),
 }
 
 # Required query parameters that are not identifiers: (method, path) -> values.
@@ -572,6 +580,7 @@ async def seed(tenant: Tenant) -> Seeded:
         tenant.company_id,
         *await seed_vouchers(client, card),
         crypto,
+        *await seed_referrals(client, referrer=card.user_id, friend=user["Id"]),
     )
 
 
@@ -591,6 +600,17 @@ async def seed_crypto(client: httpx.AsyncClient) -> SeededCrypto:
         quote["QuoteId"],
         transfer["TransferId"],
     )
+
+
+async def seed_referrals(
+    client: httpx.AsyncClient, *, referrer: int, friend: int
+) -> tuple[str, str]:
+    """A referral programme, and `friend` referred by `referrer` (a welcome reward waiting)."""
+    program = await referral_steps.configure(client)
+    made = await referral_steps.refer(client, program["Id"], referrer, friend)
+    assert made.status_code == 201, made.text
+    (welcome,) = await referral_steps.rewards(client, friend)
+    return program["Id"], welcome["Id"]
 
 
 async def seed_vouchers(client: httpx.AsyncClient, card: SeededCard) -> tuple[str, str]:
