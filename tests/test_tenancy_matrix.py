@@ -70,6 +70,7 @@ class Seeded:
     crypto: SeededCrypto  # a verified user with a pay-in address and a deposit: crypto routes
     referral_program_id: str  # A's referral programme
     referral_reward_id: str  # the welcome reward of `user_id`, referred by the card holder
+    referral_boost_id: str  # a boost of the programme
 
     @property
     def markers(self) -> set[str]:
@@ -177,6 +178,7 @@ IDENTIFIERS: dict[str, tuple[Callable[[Seeded], Any], Any]] = {
     "redemptionId": (lambda s: s.redemption_id, "00000000-0000-4000-8000-000000000000"),
     "programId": (lambda s: s.referral_program_id, "00000000-0000-4000-8000-000000000000"),
     "rewardId": (lambda s: s.referral_reward_id, "00000000-0000-4000-8000-000000000000"),
+    "boostId": (lambda s: s.referral_boost_id, "00000000-0000-4000-8000-000000000000"),
     "ReferrerUserId": (lambda s: s.card.user_id, MISSING_INT),
     "ReferredUserId": (lambda s: s.user_id, MISSING_INT),
 }
@@ -360,6 +362,29 @@ BODIES: dict[tuple[str, str], dict[str, Any]] = {
     ("POST", "/api/v2/vouchers/redemptions"): {"VoucherCode": "VCH-0000-0000-0000-0000-0000"},
     ("POST", "/api/v2/vouchers/redemptions/{id}/verify"): {"Code": "000000"},
     ("PUT", "/api/v2/admin/referrals/program"): referral_steps.terms(),
+    ("POST", "/api/v2/referrals/programs/{programId}/boosts"): {
+        "Name": "Tenancy",
+        "Kind": "MULTIPLIER",
+        "Multiplier": 2,
+        "MaximumAwards": 1,
+        "FundedBudget": 1,
+        "StartsAt": "2026-01-01T00:00:00Z",
+        "EndsAt": "2027-01-01T00:00:00Z",
+    },
+    ("POST", "/api/v2/referrals/programs/{programId}/boosts/{boostId}/pause"): {
+        "ExpectedProgramRevision": 2
+    },
+    ("POST", "/api/v2/referrals/programs/{programId}/boosts/{boostId}/resume"): {
+        "ExpectedProgramRevision": 2
+    },
+    ("POST", "/api/v2/referrals/programs/{programId}/community/members"): {
+        "Plan": "TENANCY",
+        "L2Bps": 1,
+        "L3Bps": 1,
+    },
+    ("POST", "/api/v2/referrals/programs/{programId}/community/members/{userId}/revoke"): {
+        "Reason": "Tenancy"
+    },
 }
 
 # Required query parameters that are not identifiers: (method, path) -> values.
@@ -604,13 +629,17 @@ async def seed_crypto(client: httpx.AsyncClient) -> SeededCrypto:
 
 async def seed_referrals(
     client: httpx.AsyncClient, *, referrer: int, friend: int
-) -> tuple[str, str]:
-    """A referral programme, and `friend` referred by `referrer` (a welcome reward waiting)."""
+) -> tuple[str, str, str]:
+    """A referral programme, `friend` referred by `referrer` (a welcome reward waiting), a
+    boost of the programme and `friend` in its community."""
     program = await referral_steps.configure(client)
     made = await referral_steps.refer(client, program["Id"], referrer, friend)
     assert made.status_code == 201, made.text
     (welcome,) = await referral_steps.rewards(client, friend)
-    return program["Id"], welcome["Id"]
+    boost = await referral_steps.boost(client, program["Id"])
+    enrolled = await referral_steps.enrol(client, program["Id"], friend)
+    assert enrolled.status_code == 201, enrolled.text
+    return program["Id"], welcome["Id"], boost["Id"]
 
 
 async def seed_vouchers(client: httpx.AsyncClient, card: SeededCard) -> tuple[str, str]:

@@ -1,12 +1,12 @@
 """referral programmes
 
 A company's one referral programme (levels as JSON, a revision bumped on every change), who
-referred whom, each referrer's level and its history, the reward ledger, and the top-ups the
-reward accrual has looked at.
+referred whom, each referrer's level and its history, the reward ledger, the programme's
+boosts and community members, and the top-ups the reward accrual has looked at.
 
 Revision ID: 0028
 Revises: 0024
-Create Date: 2026-11-26 21:25:56.359363
+Create Date: 2026-11-26 21:38:44.633423
 """
 
 from __future__ import annotations
@@ -77,6 +77,106 @@ def upgrade() -> None:
     with op.batch_alter_table("referral_topups_seen", schema=None) as batch_op:
         batch_op.create_index(
             batch_op.f("ix_referral_topups_seen_company_id"), ["company_id"], unique=False
+        )
+
+    op.create_table(
+        "referral_boosts",
+        sa.Column("id", sa.String(length=36), nullable=False),
+        sa.Column("program_id", sa.String(length=36), nullable=False),
+        sa.Column("name", sa.String(length=200), nullable=False),
+        sa.Column("kind", sa.String(length=16), nullable=False),
+        sa.Column("status", sa.String(length=16), nullable=False),
+        sa.Column("starts_at", finplat.db.types.UtcDateTime(timezone=True), nullable=False),
+        sa.Column("ends_at", finplat.db.types.UtcDateTime(timezone=True), nullable=False),
+        sa.Column("multiplier", sa.String(length=16), nullable=True),
+        sa.Column("qualified_friend_count", sa.Integer(), nullable=True),
+        sa.Column("milestone_minor", sa.BigInteger(), nullable=True),
+        sa.Column("maximum_incremental_minor", sa.BigInteger(), nullable=True),
+        sa.Column("maximum_awards", sa.Integer(), nullable=False),
+        sa.Column("funded_budget_minor", sa.BigInteger(), nullable=False),
+        sa.Column("currency", sa.String(length=8), nullable=False),
+        sa.Column("allocated_awards", sa.Integer(), nullable=False),
+        sa.Column("reserved_budget_minor", sa.BigInteger(), nullable=False),
+        sa.Column("policy_hash", sa.String(length=64), nullable=False),
+        sa.Column("paused_at", finplat.db.types.UtcDateTime(timezone=True), nullable=True),
+        sa.Column(
+            "company_id", sa.BigInteger().with_variant(sa.Integer(), "sqlite"), nullable=False
+        ),
+        sa.Column("created_at", finplat.db.types.UtcDateTime(timezone=True), nullable=False),
+        sa.Column("updated_at", finplat.db.types.UtcDateTime(timezone=True), nullable=False),
+        sa.ForeignKeyConstraint(
+            ["company_id"],
+            ["companies.id"],
+            name=op.f("fk_referral_boosts_company_id_companies"),
+            ondelete="CASCADE",
+        ),
+        sa.ForeignKeyConstraint(
+            ["program_id"],
+            ["referral_programs.id"],
+            name=op.f("fk_referral_boosts_program_id_referral_programs"),
+            ondelete="CASCADE",
+        ),
+        sa.PrimaryKeyConstraint("id", name=op.f("pk_referral_boosts")),
+    )
+    with op.batch_alter_table("referral_boosts", schema=None) as batch_op:
+        batch_op.create_index(
+            batch_op.f("ix_referral_boosts_company_id"), ["company_id"], unique=False
+        )
+        batch_op.create_index(
+            "ix_referral_boosts_program", ["company_id", "program_id"], unique=False
+        )
+
+    op.create_table(
+        "referral_community_members",
+        sa.Column("id", sa.String(length=36), nullable=False),
+        sa.Column("program_id", sa.String(length=36), nullable=False),
+        sa.Column("user_id", sa.BigInteger().with_variant(sa.Integer(), "sqlite"), nullable=False),
+        sa.Column("plan", sa.String(length=64), nullable=False),
+        sa.Column("parent_user_id", sa.BigInteger(), nullable=True),
+        sa.Column("plan_revision", sa.Integer(), nullable=False),
+        sa.Column("l2_bps", sa.Integer(), nullable=False),
+        sa.Column("l3_bps", sa.Integer(), nullable=False),
+        sa.Column("enabled_at", finplat.db.types.UtcDateTime(timezone=True), nullable=False),
+        sa.Column("expires_at", finplat.db.types.UtcDateTime(timezone=True), nullable=True),
+        sa.Column("revoked_at", finplat.db.types.UtcDateTime(timezone=True), nullable=True),
+        sa.Column("revoke_reason", sa.String(length=500), nullable=True),
+        sa.Column("status", sa.String(length=16), nullable=False),
+        sa.Column("agreement_reference", sa.String(length=100), nullable=True),
+        sa.Column("notes", sa.String(length=1000), nullable=True),
+        sa.Column(
+            "company_id", sa.BigInteger().with_variant(sa.Integer(), "sqlite"), nullable=False
+        ),
+        sa.Column("created_at", finplat.db.types.UtcDateTime(timezone=True), nullable=False),
+        sa.Column("updated_at", finplat.db.types.UtcDateTime(timezone=True), nullable=False),
+        sa.ForeignKeyConstraint(
+            ["company_id"],
+            ["companies.id"],
+            name=op.f("fk_referral_community_members_company_id_companies"),
+            ondelete="CASCADE",
+        ),
+        sa.ForeignKeyConstraint(
+            ["program_id"],
+            ["referral_programs.id"],
+            name=op.f("fk_referral_community_members_program_id_referral_programs"),
+            ondelete="CASCADE",
+        ),
+        sa.ForeignKeyConstraint(
+            ["user_id"],
+            ["users.id"],
+            name=op.f("fk_referral_community_members_user_id_users"),
+            ondelete="CASCADE",
+        ),
+        sa.PrimaryKeyConstraint("id", name=op.f("pk_referral_community_members")),
+        sa.UniqueConstraint(
+            "company_id",
+            "program_id",
+            "user_id",
+            name=op.f("uq_referral_community_members_company_id_program_id_user_id"),
+        ),
+    )
+    with op.batch_alter_table("referral_community_members", schema=None) as batch_op:
+        batch_op.create_index(
+            batch_op.f("ix_referral_community_members_company_id"), ["company_id"], unique=False
         )
 
     op.create_table(
@@ -255,6 +355,7 @@ def upgrade() -> None:
         sa.Column("source_funding_id", sa.BigInteger(), nullable=False),
         sa.Column("source_card_id", sa.BigInteger(), nullable=True),
         sa.Column("topup_volume_minor", sa.BigInteger(), nullable=False),
+        sa.Column("boost_id", sa.String(length=36), nullable=False),
         sa.Column("held_until", finplat.db.types.UtcDateTime(timezone=True), nullable=True),
         sa.Column("hold_reason", sa.String(length=40), nullable=True),
         sa.Column("cancel_reason", sa.String(length=40), nullable=True),
@@ -300,8 +401,9 @@ def upgrade() -> None:
             "relationship_id",
             "event_type",
             "source_funding_id",
+            "boost_id",
             name=op.f(
-                "uq_referral_rewards_company_id_relationship_id_event_type_source_funding_id"
+                "uq_referral_rewards_company_id_relationship_id_event_type_source_funding_id_boost_id"
             ),
         ),
     )
@@ -341,6 +443,15 @@ def downgrade() -> None:
         batch_op.drop_index(batch_op.f("ix_referral_level_changes_company_id"))
 
     op.drop_table("referral_level_changes")
+    with op.batch_alter_table("referral_community_members", schema=None) as batch_op:
+        batch_op.drop_index(batch_op.f("ix_referral_community_members_company_id"))
+
+    op.drop_table("referral_community_members")
+    with op.batch_alter_table("referral_boosts", schema=None) as batch_op:
+        batch_op.drop_index("ix_referral_boosts_program")
+        batch_op.drop_index(batch_op.f("ix_referral_boosts_company_id"))
+
+    op.drop_table("referral_boosts")
     with op.batch_alter_table("referral_topups_seen", schema=None) as batch_op:
         batch_op.drop_index(batch_op.f("ix_referral_topups_seen_company_id"))
 

@@ -152,3 +152,61 @@ async def pay(
         json={"CardId": card_id},
         headers=headers,
     )
+
+
+def window(**overrides: Any) -> dict[str, Any]:
+    """A boost's window around now (a day either side)."""
+    now = utcnow()
+    return {
+        "StartsAt": (now - timedelta(days=1)).isoformat(),
+        "EndsAt": (now + timedelta(days=1)).isoformat(),
+        **overrides,
+    }
+
+
+async def boost(api: httpx.AsyncClient, program_id: str, **body: Any) -> dict[str, Any]:
+    terms = {
+        "Name": "Double week",
+        "Kind": "MULTIPLIER",
+        "Multiplier": 2,
+        "MaximumAwards": 10,
+        "FundedBudget": 100,
+        **window(),
+        **body,
+    }
+    response = await api.post(f"/api/v2/referrals/programs/{program_id}/boosts", json=terms)
+    assert response.status_code == 201, response.text
+    return dict(response.json())
+
+
+async def pause_boost(
+    api: httpx.AsyncClient, program_id: str, boost_id: str, revision: int
+) -> httpx.Response:
+    return await api.post(
+        f"/api/v2/referrals/programs/{program_id}/boosts/{boost_id}/pause",
+        json={"ExpectedProgramRevision": revision},
+    )
+
+
+async def boosts(api: httpx.AsyncClient, program_id: str) -> list[dict[str, Any]]:
+    response = await api.get(f"/api/v2/referrals/programs/{program_id}/boosts")
+    assert response.status_code == 200, response.text
+    return list(response.json()["Boosts"])
+
+
+async def enrol(
+    api: httpx.AsyncClient, program_id: str, user_id: int, **body: Any
+) -> httpx.Response:
+    return await api.post(
+        f"/api/v2/referrals/programs/{program_id}/community/members",
+        json={"UserId": user_id, "Plan": "AMBASSADOR", "L2Bps": 50, "L3Bps": 25, **body},
+    )
+
+
+async def revoke(
+    api: httpx.AsyncClient, program_id: str, user_id: int, body: dict[str, Any] | None = None
+) -> httpx.Response:
+    return await api.post(
+        f"/api/v2/referrals/programs/{program_id}/community/members/{user_id}/revoke",
+        json={"Reason": "Agreement ended"} if body is None else body,
+    )

@@ -20,10 +20,17 @@ from finplat.idempotency.http import IdempotencyKeyHeader, claim_request
 from finplat.kit.money import from_minor
 from finplat.kit.pagination import PageParams
 from finplat.kit.schemas import UserIdPath
-from finplat.referrals import ledger, payouts, programs, relationships
+from finplat.referrals import boosts, community, ledger, payouts, programs, relationships
 from finplat.referrals.schemas import (
     UUID_PATTERN,
+    CommunityEnrolment,
+    CommunityMemberResponse,
+    CommunityRevocation,
     ProgramIdQuery,
+    ProgramRevisionExpectation,
+    ReferralBoostCreate,
+    ReferralBoostList,
+    ReferralBoostResponse,
     ReferralLevelChangeResponse,
     ReferralLevelHistoryPage,
     ReferralOverviewResponse,
@@ -45,6 +52,7 @@ KEYS = (
 )
 ProgramIdPath = Path(pattern=UUID_PATTERN, description="The programme's `Id`.")
 RewardIdPath = Path(pattern=UUID_PATTERN, description="The reward's `Id`.")
+BoostIdPath = Path(pattern=UUID_PATTERN, description="The boost's `Id`.")
 
 
 @admin.get(
@@ -272,3 +280,202 @@ async def pay_reward(
         session, company_id=principal.company_id, user_ids={reward.friend_user_id}
     )
     return ReferralRewardResponse.of(reward, names.get(reward.friend_user_id, ""))
+
+
+# ---------------------------------------------------------------------------------- boosts
+
+
+@router.post(
+    "/api/v2/referrals/programs/{programId}/boosts",
+    response_model=ReferralBoostResponse,
+    status_code=status.HTTP_201_CREATED,
+    summary="Create a boost",
+    description="A time-boxed boost in [`StartsAt`, `EndsAt`): `MULTIPLIER` (`Multiplier`, "
+    "optional `MaximumIncrementalReward`) adds to each top-up reward earned in the window; "
+    "`MILESTONE` (`QualifiedFriendCount`, `MilestoneAmount`) awards a referrer whose friends "
+    "referred in the window reach that many qualified, once. Awards stop at "
+    "`MaximumAwards` or when the next would pass `FundedBudget` (`AllocatedAwards`, "
+    "`ReservedBudget`). Amounts are in the programme's `PayoutCurrency`. Bumps the "
+    "programme's revision; with `ExpectedProgramRevision`, a programme changed since is 409 "
+    "`STALE_PROGRAM_REVISION`. `PolicyHash` identifies the boost's and the programme's "
+    "rules it runs under. Safe to retry with `Idempotency-Key`.",
+    responses=error_responses(400, 404, 409),
+)
+async def create_boost(
+    body: ReferralBoostCreate,
+    request: Request,
+    session: DbSession,
+    principal: CurrentPrincipal,
+    programId: str = ProgramIdPath,
+    idempotency_key: IdempotencyKeyHeader = None,
+) -> ReferralBoostResponse:
+    await claim_request(request, session, principal, idempotency_key)
+    boost = await boosts.create(
+        session,
+        company_id=principal.company_id,
+        program_id=programId,
+        terms=boosts.BoostTerms(
+            name=body.Name,
+            kind=body.Kind,
+            starts_at=body.StartsAt,
+            ends_at=body.EndsAt,
+            multiplier=body.Multiplier,
+            qualified_friend_count=body.QualifiedFriendCount,
+            milestone_amount=body.MilestoneAmount,
+            maximum_incremental_reward=body.MaximumIncrementalReward,
+            maximum_awards=body.MaximumAwards,
+            funded_budget=body.FundedBudget,
+        ),
+        expected_revision=body.ExpectedProgramRevision,
+    )
+    program = await programs.require(session, company_id=principal.company_id, program_id=programId)
+    return ReferralBoostResponse.of(boost, program.revision)
+
+
+@router.get(
+    "/api/v2/referrals/programs/{programId}/boosts",
+    response_model=ReferralBoostList,
+    summary="List the programme's boosts",
+    description="Oldest first. `Status`: `ACTIVE`, `PAUSED`, `SCHEDULED` (before "
+    "`StartsAt`), `ENDED` (from `EndsAt`) or `EXHAUSTED` (every award allocated).",
+    responses=error_responses(400, 404),
+)
+async def list_boosts(
+    session: DbSession, principal: CurrentPrincipal, programId: str = ProgramIdPath
+) -> ReferralBoostList:
+    rows = await boosts.of_program(session, company_id=principal.company_id, program_id=programId)
+    return ReferralBoostList(Boosts=[ReferralBoostResponse.of(b) for b in rows])
+
+
+@router.post(
+    "/api/v2/referrals/programs/{programId}/boosts/{boostId}/pause",
+    response_model=ReferralBoostResponse,
+    summary="Pause a boost",
+    description="No award is allocated while paused. `ExpectedProgramRevision` must be the "
+    "programme's current `Revision` (409 `STALE_PROGRAM_REVISION` otherwise: read it again); "
+    "the pause bumps it. A paused boost is answered as it stands.",
+    responses=error_responses(400, 404, 409),
+)
+async def pause_boost(
+    body: ProgramRevisionExpectation,
+    session: DbSession,
+    principal: CurrentPrincipal,
+    programId: str = ProgramIdPath,
+    boostId: str = BoostIdPath,
+) -> ReferralBoostResponse:
+    boost = await boosts.pause(
+        session,
+        company_id=principal.company_id,
+        program_id=programId,
+        boost_id=boostId,
+        expected_revision=body.ExpectedProgramRevision,
+    )
+    program = await programs.require(session, company_id=principal.company_id, program_id=programId)
+    return ReferralBoostResponse.of(boost, program.revision)
+
+
+@router.post(
+    "/api/v2/referrals/programs/{programId}/boosts/{boostId}/resume",
+    response_model=ReferralBoostResponse,
+    summary="Resume a paused boost",
+    description="As pause, with `ExpectedProgramRevision`; a boost that is not paused is 409 "
+    "`REFERRAL_BOOST_NOT_PAUSED`.",
+    responses=error_responses(400, 404, 409),
+)
+async def resume_boost(
+    body: ProgramRevisionExpectation,
+    session: DbSession,
+    principal: CurrentPrincipal,
+    programId: str = ProgramIdPath,
+    boostId: str = BoostIdPath,
+) -> ReferralBoostResponse:
+    boost = await boosts.resume(
+        session,
+        company_id=principal.company_id,
+        program_id=programId,
+        boost_id=boostId,
+        expected_revision=body.ExpectedProgramRevision,
+    )
+    program = await programs.require(session, company_id=principal.company_id, program_id=programId)
+    return ReferralBoostResponse.of(boost, program.revision)
+
+
+# ------------------------------------------------------------------------------- community
+
+
+@router.post(
+    "/api/v2/referrals/programs/{programId}/community/members",
+    response_model=CommunityMemberResponse,
+    status_code=status.HTTP_201_CREATED,
+    summary="Enrol a user in the programme's community",
+    description="The member earns `L2Bps` of the top-ups of their friends' friends and "
+    "`L3Bps` one level further (on the basis of the direct referrer's level), from now until "
+    "`ExpiresAt` or revocation. `ParentUserId` is who referred the member. Once per user "
+    "(409 `COMMUNITY_MEMBER_EXISTS`). Bumps the programme's revision (`PlanRevision`).",
+    responses=error_responses(400, 404, 409),
+)
+async def enrol_member(
+    body: CommunityEnrolment,
+    session: DbSession,
+    principal: CurrentPrincipal,
+    programId: str = ProgramIdPath,
+) -> CommunityMemberResponse:
+    member = await community.enrol(
+        session,
+        company_id=principal.company_id,
+        program_id=programId,
+        enrolment=community.Enrolment(
+            user_id=body.UserId,
+            plan=body.Plan,
+            l2_bps=body.L2Bps,
+            l3_bps=body.L3Bps,
+            expires_at=body.ExpiresAt,
+            agreement_reference=body.AgreementReference,
+            notes=body.Notes,
+        ),
+    )
+    return CommunityMemberResponse.of(member)
+
+
+@router.get(
+    "/api/v2/referrals/programs/{programId}/community/members/{userId}",
+    response_model=CommunityMemberResponse,
+    summary="A community member",
+    responses=error_responses(400, 404),
+)
+async def read_member(
+    userId: UserIdPath,
+    session: DbSession,
+    principal: CurrentPrincipal,
+    programId: str = ProgramIdPath,
+) -> CommunityMemberResponse:
+    member = await community.member(
+        session, company_id=principal.company_id, program_id=programId, user_id=userId
+    )
+    return CommunityMemberResponse.of(member)
+
+
+@router.post(
+    "/api/v2/referrals/programs/{programId}/community/members/{userId}/revoke",
+    response_model=CommunityMemberResponse,
+    summary="Revoke a community membership",
+    description="`Reason` is required. No commission accrues to the member after this; what "
+    "accrued before stays in the ledger. A revoked member is answered as it stands. Bumps the "
+    "programme's revision.",
+    responses=error_responses(400, 404),
+)
+async def revoke_member(
+    userId: UserIdPath,
+    body: CommunityRevocation,
+    session: DbSession,
+    principal: CurrentPrincipal,
+    programId: str = ProgramIdPath,
+) -> CommunityMemberResponse:
+    member = await community.revoke(
+        session,
+        company_id=principal.company_id,
+        program_id=programId,
+        user_id=userId,
+        reason=body.Reason,
+    )
+    return CommunityMemberResponse.of(member)

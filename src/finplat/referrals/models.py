@@ -100,8 +100,10 @@ class ReferralReward(CompanyOwned, Timestamped, Base):
 
     __tablename__ = "referral_rewards"
     __table_args__ = (
-        # A top-up or a relationship gives each kind of reward once.
-        UniqueConstraint("company_id", "relationship_id", "event_type", "source_funding_id"),
+        # A top-up or a relationship gives each kind of reward once (per boost).
+        UniqueConstraint(
+            "company_id", "relationship_id", "event_type", "source_funding_id", "boost_id"
+        ),
         Index("ix_referral_rewards_beneficiary", "company_id", "beneficiary_user_id", "id"),
         Index("ix_referral_rewards_stage", "stage", "held_until"),
     )
@@ -131,6 +133,7 @@ class ReferralReward(CompanyOwned, Timestamped, Base):
     source_funding_id: Mapped[int] = mapped_column(BigInteger, default=0)
     source_card_id: Mapped[int | None] = mapped_column(BigInteger, default=None)
     topup_volume_minor: Mapped[int] = mapped_column(BigInteger, default=0)
+    boost_id: Mapped[str] = mapped_column(String(36), default="")  # "" unless a boost's award
     held_until: Mapped[datetime | None] = mapped_column(default=None)
     hold_reason: Mapped[str | None] = mapped_column(String(40), default=None)
     cancel_reason: Mapped[str | None] = mapped_column(String(40), default=None)
@@ -151,3 +154,60 @@ class ReferralTopupSeen(CompanyOwned, Base):
 
     funding_id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
     seen_at: Mapped[datetime] = mapped_column()
+
+
+class ReferralBoost(CompanyOwned, Timestamped, Base):
+    """A time-boxed boost of the programme: a multiplier of top-up rewards, or an award for
+    a number of qualified friends. `allocated_awards` and `reserved_budget_minor` move only by
+    conditional UPDATEs that hold `maximum_awards` and `funded_budget_minor`."""
+
+    __tablename__ = "referral_boosts"
+    __table_args__ = (Index("ix_referral_boosts_program", "company_id", "program_id"),)
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)  # a UUID
+    program_id: Mapped[str] = mapped_column(
+        String(36), ForeignKey("referral_programs.id", ondelete="CASCADE")
+    )
+    name: Mapped[str] = mapped_column(String(200))
+    kind: Mapped[str] = mapped_column(String(16))  # MULTIPLIER | MILESTONE
+    status: Mapped[str] = mapped_column(String(16))  # ACTIVE | PAUSED
+    starts_at: Mapped[datetime] = mapped_column()
+    ends_at: Mapped[datetime] = mapped_column()
+    multiplier: Mapped[str | None] = mapped_column(String(16), default=None)  # exact decimal
+    qualified_friend_count: Mapped[int | None] = mapped_column(Integer, default=None)
+    milestone_minor: Mapped[int | None] = mapped_column(BigInteger, default=None)
+    maximum_incremental_minor: Mapped[int | None] = mapped_column(BigInteger, default=None)
+    maximum_awards: Mapped[int] = mapped_column(Integer)
+    funded_budget_minor: Mapped[int] = mapped_column(BigInteger)
+    currency: Mapped[str] = mapped_column(String(8))
+    allocated_awards: Mapped[int] = mapped_column(Integer, default=0)
+    reserved_budget_minor: Mapped[int] = mapped_column(BigInteger, default=0)
+    policy_hash: Mapped[str] = mapped_column(String(64))
+    paused_at: Mapped[datetime | None] = mapped_column(default=None)
+
+
+class ReferralCommunityMember(CompanyOwned, Timestamped, Base):
+    """A user enrolled in the programme's community (multi-level) plan: they earn `l2_bps`
+    of the top-ups of their friends' friends and `l3_bps` one level further, until revoked
+    or expired."""
+
+    __tablename__ = "referral_community_members"
+    __table_args__ = (UniqueConstraint("company_id", "program_id", "user_id"),)
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)  # a UUID
+    program_id: Mapped[str] = mapped_column(
+        String(36), ForeignKey("referral_programs.id", ondelete="CASCADE")
+    )
+    user_id: Mapped[int] = mapped_column(BigIntId, ForeignKey("users.id", ondelete="CASCADE"))
+    plan: Mapped[str] = mapped_column(String(64))
+    parent_user_id: Mapped[int | None] = mapped_column(BigInteger, default=None)
+    plan_revision: Mapped[int] = mapped_column(Integer)
+    l2_bps: Mapped[int] = mapped_column(Integer)
+    l3_bps: Mapped[int] = mapped_column(Integer)
+    enabled_at: Mapped[datetime] = mapped_column()
+    expires_at: Mapped[datetime | None] = mapped_column(default=None)
+    revoked_at: Mapped[datetime | None] = mapped_column(default=None)
+    revoke_reason: Mapped[str | None] = mapped_column(String(500), default=None)
+    status: Mapped[str] = mapped_column(String(16))  # ACTIVE | REVOKED
+    agreement_reference: Mapped[str | None] = mapped_column(String(100), default=None)
+    notes: Mapped[str | None] = mapped_column(String(1000), default=None)

@@ -103,6 +103,7 @@ async def add_reward(
     source_card_id: int | None = None,
     topup_volume_minor: int = 0,
     basis_currency: str | None = None,
+    boost_id: str = "",
 ) -> ReferralReward:
     """A new ledger item: `PENDING` while it waits for the friend's approval, else `HELD`
     for the programme's hold days."""
@@ -125,6 +126,7 @@ async def add_reward(
         source_funding_id=source_funding_id,
         source_card_id=source_card_id,
         topup_volume_minor=topup_volume_minor,
+        boost_id=boost_id,
         held_until=None if pending else occurred_at + timedelta(days=program.hold_days),
         hold_reason=AWAITING_KYC if pending else CLAWBACK_WINDOW,
         occurred_at=occurred_at,

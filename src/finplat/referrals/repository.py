@@ -65,6 +65,17 @@ class RelationshipRepository(CompanyRepository[ReferralRelationship]):
         )
         return int((await self.session.execute(stmt)).scalar_one())
 
+    async def qualified_between(self, referrer_user_id: int, start: datetime, end: datetime) -> int:
+        """Friends referred in [start, end) who have qualified."""
+        stmt = select(func.count()).where(
+            ReferralRelationship.company_id == self.company_id,
+            ReferralRelationship.referrer_user_id == referrer_user_id,
+            ReferralRelationship.created_at >= start,
+            ReferralRelationship.created_at < end,
+            ReferralRelationship.qualified_at.is_not(None),
+        )
+        return int((await self.session.execute(stmt)).scalar_one())
+
     async def counts(self, program_id: str) -> tuple[int, int]:
         stmt = select(func.count(), func.count(ReferralRelationship.qualified_at)).where(
             ReferralRelationship.company_id == self.company_id,
@@ -108,6 +119,15 @@ class LevelChangeRepository(CompanyRepository[ReferralLevelChange]):
             .order_by(ReferralLevelChange.id)
         )
         return await fetch_page(self.session, stmt, request)
+
+
+@dataclass(frozen=True, slots=True)
+class HeldReward:
+    reward_id: str
+    beneficiary_user_id: int
+    boost_id: str
+    amount_minor: int
+    event_type: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,7 +222,16 @@ class RewardRepository(CompanyRepository[ReferralReward]):
         )
         return list((await self.session.execute(stmt)).scalars())
 
-    async def held_with_unload(self) -> Sequence[tuple[str, int]]:
+    async def has_boost_award(self, boost_id: str, user_id: int) -> bool:
+        stmt = select(ReferralReward.id).where(
+            ReferralReward.company_id == self.company_id,
+            ReferralReward.boost_id == boost_id,
+            ReferralReward.beneficiary_user_id == user_id,
+            ReferralReward.stage != "CANCELLED",
+        )
+        return (await self.session.execute(stmt.limit(1))).first() is not None
+
+    async def held_with_unload(self) -> Sequence[HeldReward]:
         """Held rewards whose top-up's card was unloaded after the top-up (clawback)."""
         unloaded = exists().where(
             CardFunding.company_id == ReferralReward.company_id,
@@ -211,13 +240,19 @@ class RewardRepository(CompanyRepository[ReferralReward]):
             CardFunding.status == "COMPLETED",
             CardFunding.created_at >= ReferralReward.occurred_at,
         )
-        stmt = select(ReferralReward.id, ReferralReward.beneficiary_user_id).where(
+        stmt = select(
+            ReferralReward.id,
+            ReferralReward.beneficiary_user_id,
+            ReferralReward.boost_id,
+            ReferralReward.amount_minor,
+            ReferralReward.event_type,
+        ).where(
             ReferralReward.company_id == self.company_id,
             ReferralReward.stage == "HELD",
             ReferralReward.source_card_id.is_not(None),
             unloaded,
         )
-        return [(r, u) for r, u in (await self.session.execute(stmt)).all()]
+        return [HeldReward(*row) for row in (await self.session.execute(stmt)).all()]
 
     async def due_for_release(self, now: datetime) -> Sequence[tuple[str, int]]:
         stmt = select(ReferralReward.id, ReferralReward.amount_minor).where(

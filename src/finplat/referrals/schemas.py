@@ -10,18 +10,23 @@ from typing import Annotated, Any
 from fastapi import Query
 from pydantic import BeforeValidator, ConfigDict, Field
 
+from finplat.kit.clock import utcnow
 from finplat.kit.fields import SafeText, json_integer
 from finplat.kit.money import CURRENCY_CODES, AmountRange, DecimalAmount, from_minor
 from finplat.kit.schemas import RequestModel, ResponseModel
+from finplat.referrals.boosts import BoostKind, reported
 from finplat.referrals.levels import CommissionBasis as Basis
 from finplat.referrals.levels import Level
 from finplat.referrals.levels import LevelBasis as Ladder
 from finplat.referrals.models import (
+    ReferralBoost,
+    ReferralCommunityMember,
     ReferralLevelChange,
     ReferralProgram,
     ReferralRelationship,
     ReferralReward,
 )
+from finplat.vouchers.instants import Instant
 
 UUID_PATTERN = r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
 PROVIDER = "finplat"  # the platform runs the programme itself: no provider is involved
@@ -384,3 +389,187 @@ class ReferralOverviewResponse(ResponseModel):
 ProgramIdQuery = Annotated[
     str | None, Query(alias="programId", pattern=UUID_PATTERN, description="Only this programme's.")
 ]
+
+
+# ---------------------------------------------------------------------------------- boosts
+
+MultiplierValue = Annotated[
+    DecimalAmount, AmountRange(greater_than=Decimal(1), at_most=Decimal(10))
+]
+PositiveReward = Annotated[DecimalAmount, AmountRange(greater_than=Decimal(0), at_most=MAX_REWARD)]
+Budget = Annotated[
+    DecimalAmount, AmountRange(greater_than=Decimal(0), at_most=Decimal(100_000_000))
+]
+Count = Annotated[int, Field(ge=1, le=1_000_000), BeforeValidator(json_integer)]
+RevisionNumber = Annotated[int, Field(ge=0, le=2**31 - 1), BeforeValidator(json_integer)]
+
+
+class ReferralBoostCreate(RequestModel):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "example": {
+                "Name": "Double December",
+                "Kind": "MULTIPLIER",
+                "StartsAt": "2026-12-01T00:00:00Z",
+                "EndsAt": "2027-01-01T00:00:00Z",
+                "Multiplier": 2,
+                "MaximumIncrementalReward": 5,
+                "MaximumAwards": 100,
+                "FundedBudget": 250,
+            }
+        }
+    )
+
+    Name: Annotated[SafeText, Field(min_length=1, max_length=200)]
+    Kind: Annotated[BoostKind, Field(strict=False)]
+    StartsAt: Instant
+    EndsAt: Instant
+    Multiplier: MultiplierValue | None = Field(
+        default=None, description="MULTIPLIER: top-up rewards times this (above 1, at most 10)."
+    )
+    QualifiedFriendCount: Count | None = Field(
+        default=None, description="MILESTONE: friends referred in the window and qualified."
+    )
+    MilestoneAmount: PositiveReward | None = Field(
+        default=None, description="MILESTONE: the award, in the programme's currency."
+    )
+    MaximumIncrementalReward: (
+        Annotated[DecimalAmount, AmountRange(at_least=Decimal(0), at_most=MAX_REWARD)] | None
+    ) = Field(default=None, description="MULTIPLIER: the most one award adds.")
+    MaximumAwards: Count
+    FundedBudget: Budget = Field(description="The most all awards together may be worth.")
+    ExpectedProgramRevision: RevisionNumber | None = Field(
+        default=None, description="When sent, a programme changed since is 409."
+    )
+
+
+class ProgramRevisionExpectation(RequestModel):
+    model_config = ConfigDict(json_schema_extra={"example": {"ExpectedProgramRevision": 3}})
+
+    ExpectedProgramRevision: RevisionNumber = Field(
+        description="The programme's `Revision` the change is meant for: another is 409 "
+        "`STALE_PROGRAM_REVISION`."
+    )
+
+
+class ReferralBoostResponse(ResponseModel):
+    Id: str = Field(json_schema_extra={"format": "uuid"})
+    Name: str
+    Kind: str
+    Status: str = Field(examples=["ACTIVE", "PAUSED", "SCHEDULED", "ENDED", "EXHAUSTED"])
+    StartsAt: datetime
+    EndsAt: datetime
+    Multiplier: DecimalAmount | None
+    QualifiedFriendCount: int | None
+    MilestoneAmount: DecimalAmount | None
+    MaximumIncrementalReward: DecimalAmount | None
+    MaximumAwards: int
+    FundedBudget: DecimalAmount
+    Currency: str
+    AllocatedAwards: int
+    ReservedBudget: DecimalAmount
+    PolicyHash: str
+    ProgramRevision: int | None = Field(
+        default=None, description="The programme's revision after this change."
+    )
+
+    @classmethod
+    def of(cls, boost: ReferralBoost, revision: int | None = None) -> ReferralBoostResponse:
+        currency = boost.currency
+
+        def amount(minor: int | None) -> Decimal | None:
+            return None if minor is None else from_minor(minor, currency)
+
+        return cls(
+            Id=boost.id,
+            Name=boost.name,
+            Kind=boost.kind,
+            Status=reported(boost, utcnow()),
+            StartsAt=boost.starts_at,
+            EndsAt=boost.ends_at,
+            Multiplier=None if boost.multiplier is None else Decimal(boost.multiplier),
+            QualifiedFriendCount=boost.qualified_friend_count,
+            MilestoneAmount=amount(boost.milestone_minor),
+            MaximumIncrementalReward=amount(boost.maximum_incremental_minor),
+            MaximumAwards=boost.maximum_awards,
+            FundedBudget=from_minor(boost.funded_budget_minor, currency),
+            Currency=currency,
+            AllocatedAwards=boost.allocated_awards,
+            ReservedBudget=from_minor(boost.reserved_budget_minor, currency),
+            PolicyHash=boost.policy_hash,
+            ProgramRevision=revision,
+        )
+
+
+class ReferralBoostList(ResponseModel):
+    Boosts: list[ReferralBoostResponse]
+
+
+# ------------------------------------------------------------------------------- community
+
+
+class CommunityEnrolment(RequestModel):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "example": {
+                "UserId": 41,
+                "Plan": "AMBASSADOR",
+                "L2Bps": 50,
+                "L3Bps": 25,
+                "AgreementReference": "AGR-2026-017",
+            }
+        }
+    )
+
+    UserId: Annotated[int, Field(ge=1, le=2**53 - 1), BeforeValidator(json_integer)]
+    Plan: Annotated[str, Field(pattern=r"^[A-Z0-9_]{1,64}$", examples=["AMBASSADOR"])]
+    L2Bps: Bps = Field(description="Share of the top-ups of the member's friends' friends.")
+    L3Bps: Bps = Field(description="Share one level further.")
+    ExpiresAt: Instant | None = None
+    AgreementReference: Annotated[SafeText, Field(max_length=100)] | None = None
+    Notes: Annotated[SafeText, Field(max_length=1000)] | None = None
+
+
+class CommunityRevocation(RequestModel):
+    model_config = ConfigDict(json_schema_extra={"example": {"Reason": "Agreement ended"}})
+
+    Reason: Annotated[SafeText, Field(min_length=1, max_length=500)]
+
+
+class CommunityMemberResponse(ResponseModel):
+    Id: str = Field(json_schema_extra={"format": "uuid"})
+    UserId: int
+    Plan: str
+    ParentUserId: int | None
+    PlanRevision: int
+    L2Bps: int
+    L3Bps: int
+    EnabledAt: datetime
+    ExpiresAt: datetime | None
+    RevokedAt: datetime | None
+    Status: str = Field(examples=["ACTIVE", "EXPIRED", "REVOKED"])
+    AgreementReference: str | None
+    Notes: str | None
+    RevokeReason: str | None
+
+    @classmethod
+    def of(cls, member: ReferralCommunityMember) -> CommunityMemberResponse:
+        status = member.status
+        if status == "ACTIVE" and member.expires_at is not None and utcnow() >= member.expires_at:
+            status = "EXPIRED"
+        return cls(
+            Id=member.id,
+            UserId=member.user_id,
+            Plan=member.plan,
+            ParentUserId=member.parent_user_id,
+            PlanRevision=member.plan_revision,
+            L2Bps=member.l2_bps,
+            L3Bps=member.l3_bps,
+            EnabledAt=member.enabled_at,
+            ExpiresAt=member.expires_at,
+            RevokedAt=member.revoked_at,
+            Status=status,
+            AgreementReference=member.agreement_reference,
+            Notes=member.notes,
+            RevokeReason=member.revoke_reason,
+        )
