@@ -10,8 +10,9 @@ import httpx
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from finplat.referrals.computation import recompute
+from tests.cards.funding.outcome_steps import clear_faults
 from tests.cards.funding.steps import card_balance, unload
-from tests.onboarding import create_user
+from tests.onboarding import create_user, set_fault
 from tests.referrals.steps import (
     approve,
     card_of,
@@ -312,3 +313,22 @@ async def test_an_overview_without_a_programme_is_empty(api: httpx.AsyncClient) 
 async def test_rewards_of_an_unknown_user_are_404(api: httpx.AsyncClient) -> None:
     response = await api.get("/api/v2/users/999999/referrals/rewards")
     assert response.status_code == 404
+
+
+async def test_a_payment_the_provider_did_not_answer_is_resumed_by_its_key(
+    api: httpx.AsyncClient, session_factory: Factory
+) -> None:
+    reward, card = await payable_reward(api, session_factory)
+    await fund_rewards(api, 100)
+    before = await card_balance(api, card)
+    await set_fault(api, "cardprov", "load", "timeout")
+    lost = await pay(api, card["UserId"], reward["Id"], card["Id"], key="pay-lost")
+    assert lost.status_code == 503, lost.text
+    (waiting,) = [r for r in await rewards(api, card["UserId"]) if r["Id"] == reward["Id"]]
+    assert waiting["Stage"] == "PAYING"
+    assert (await pay(api, card["UserId"], reward["Id"], card["Id"])).status_code == 409
+    await clear_faults(api)
+    done = await pay(api, card["UserId"], reward["Id"], card["Id"], key="pay-lost")
+    assert done.status_code == 200, done.text
+    assert done.json()["Stage"] == "PAID"
+    assert await card_balance(api, card) == before + 10
