@@ -7,11 +7,14 @@ from decimal import Decimal
 from typing import Any
 
 import httpx
+from fastapi import FastAPI
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from finplat.reconciliation import service as reconciliation
 from finplat.referrals.computation import recompute
 from tests.cards.funding.outcome_steps import clear_faults
 from tests.cards.funding.steps import card_balance, unload
+from tests.conftest import Tenant
 from tests.onboarding import create_user, set_fault
 from tests.referrals.steps import (
     approve,
@@ -331,4 +334,26 @@ async def test_a_payment_the_provider_did_not_answer_is_resumed_by_its_key(
     done = await pay(api, card["UserId"], reward["Id"], card["Id"], key="pay-lost")
     assert done.status_code == 200, done.text
     assert done.json()["Stage"] == "PAID"
+    assert await card_balance(api, card) == before + 10
+
+
+async def test_a_payment_left_paying_is_settled_by_the_job_after_reconciliation(
+    api: httpx.AsyncClient, app: FastAPI, tenant: Tenant, session_factory: Factory
+) -> None:
+    reward, card = await payable_reward(api, session_factory)
+    await fund_rewards(api, 100)
+    before = await card_balance(api, card)
+    await set_fault(api, "cardprov", "load", "timeout")
+    assert (await pay(api, card["UserId"], reward["Id"], card["Id"])).status_code == 503
+    await clear_faults(api)
+    await run_job(session_factory)  # the funding is still pending: the reward waits
+    (waiting,) = [r for r in await rewards(api, card["UserId"]) if r["Id"] == reward["Id"]]
+    assert waiting["Stage"] == "PAYING"
+    days_later(1)
+    await reconciliation.reconcile(
+        session_factory, app.state.providers, company_id=tenant.company_id
+    )
+    await run_job(session_factory)
+    (paid,) = [r for r in await rewards(api, card["UserId"]) if r["Id"] == reward["Id"]]
+    assert paid["Stage"] == "PAID"
     assert await card_balance(api, card) == before + 10
