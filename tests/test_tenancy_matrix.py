@@ -44,6 +44,7 @@ from tests.crypto import withdrawal_steps
 from tests.documents import samples
 from tests.factories import user_payload
 from tests.payments import steps as payment_steps
+from tests.referrals import steps as referral_steps
 
 IDENTIFIER = re.compile(r"Id$", re.IGNORECASE)
 MISSING_INT = 987_654_321
@@ -69,6 +70,9 @@ class Seeded:
     voucher_group_id: str  # a voucher group holding one voucher
     redemption_id: str  # a redemption of it by the card holder, waiting for its code
     crypto: SeededCrypto  # a verified user with a pay-in address and a deposit: crypto routes
+    referral_program_id: str  # A's referral programme
+    referral_reward_id: str  # the welcome reward of `user_id`, referred by the card holder
+    referral_boost_id: str  # a boost of the programme
 
     @property
     def markers(self) -> set[str]:
@@ -184,6 +188,11 @@ IDENTIFIERS: dict[str, tuple[Callable[[Seeded], Any], Any]] = {
     "companyId": (lambda s: s.company_id, MISSING_INT),
     "groupId": (lambda s: s.voucher_group_id, "00000000-0000-4000-8000-000000000000"),
     "redemptionId": (lambda s: s.redemption_id, "00000000-0000-4000-8000-000000000000"),
+    "programId": (lambda s: s.referral_program_id, "00000000-0000-4000-8000-000000000000"),
+    "rewardId": (lambda s: s.referral_reward_id, "00000000-0000-4000-8000-000000000000"),
+    "boostId": (lambda s: s.referral_boost_id, "00000000-0000-4000-8000-000000000000"),
+    "ReferrerUserId": (lambda s: s.card.user_id, MISSING_INT),
+    "ReferredUserId": (lambda s: s.user_id, MISSING_INT),
 }
 # Routes whose `userId` must be a business user's to reach their other identifiers.
 BUSINESS_PATHS = "/api/v2/business/"
@@ -400,6 +409,30 @@ BODIES: dict[tuple[str, str], dict[str, Any]] = {
     ("POST", "/api/v2/admin/vouchers/groups/{groupId}/vouchers"): {"Value": 1, "Currency": "USD"},
     ("POST", "/api/v2/vouchers/redemptions"): {"VoucherCode": "VCH-0000-0000-0000-0000-0000"},
     ("POST", "/api/v2/vouchers/redemptions/{id}/verify"): {"Code": "000000"},
+    ("PUT", "/api/v2/admin/referrals/program"): referral_steps.terms(),
+    ("POST", "/api/v2/referrals/programs/{programId}/boosts"): {
+        "Name": "Tenancy",
+        "Kind": "MULTIPLIER",
+        "Multiplier": 2,
+        "MaximumAwards": 1,
+        "FundedBudget": 1,
+        "StartsAt": "2026-01-01T00:00:00Z",
+        "EndsAt": "2027-01-01T00:00:00Z",
+    },
+    ("POST", "/api/v2/referrals/programs/{programId}/boosts/{boostId}/pause"): {
+        "ExpectedProgramRevision": 2
+    },
+    ("POST", "/api/v2/referrals/programs/{programId}/boosts/{boostId}/resume"): {
+        "ExpectedProgramRevision": 2
+    },
+    ("POST", "/api/v2/referrals/programs/{programId}/community/members"): {
+        "Plan": "TENANCY",
+        "L2Bps": 1,
+        "L3Bps": 1,
+    },
+    ("POST", "/api/v2/referrals/programs/{programId}/community/members/{userId}/revoke"): {
+        "Reason": "Tenancy"
+    },
 }
 
 # Required query parameters that are not identifiers: (method, path) -> values.
@@ -624,6 +657,7 @@ async def seed(tenant: Tenant) -> Seeded:
         tenant.company_id,
         *await seed_vouchers(client, card),
         crypto,
+        *await seed_referrals(client, referrer=card.user_id, friend=user["Id"]),
     )
 
 
@@ -655,6 +689,21 @@ async def seed_crypto(client: httpx.AsyncClient) -> SeededCrypto:
         cardprov_quote["QuoteId"],
         load.json()["LoadId"],
     )
+
+
+async def seed_referrals(
+    client: httpx.AsyncClient, *, referrer: int, friend: int
+) -> tuple[str, str, str]:
+    """A referral programme, `friend` referred by `referrer` (a welcome reward waiting), a
+    boost of the programme and `friend` in its community."""
+    program = await referral_steps.configure(client)
+    made = await referral_steps.refer(client, program["Id"], referrer, friend)
+    assert made.status_code == 201, made.text
+    (welcome,) = await referral_steps.rewards(client, friend)
+    boost = await referral_steps.boost(client, program["Id"])
+    enrolled = await referral_steps.enrol(client, program["Id"], friend)
+    assert enrolled.status_code == 201, enrolled.text
+    return program["Id"], welcome["Id"], boost["Id"]
 
 
 async def seed_vouchers(client: httpx.AsyncClient, card: SeededCard) -> tuple[str, str]:

@@ -43,6 +43,8 @@ from finplat.payments.mandates.endpoints import router as mandates_router
 from finplat.payments.requests.endpoints import router as payment_requests_router
 from finplat.providers.endpoints import router as provider_callbacks_router
 from finplat.provisioning.endpoints import router as provisioning_router
+from finplat.referrals.endpoints import admin as referral_admin_router
+from finplat.referrals.endpoints import router as referrals_router
 from finplat.sandbox.banking.endpoints import router as sandbox_banking_router
 from finplat.sandbox.banking.payout_endpoints import router as sandbox_payouts_router
 from finplat.sandbox.cards.authorization_endpoints import router as card_authorizations_router
@@ -106,6 +108,8 @@ ROUTERS: tuple[APIRouter, ...] = (
     vouchers_router,
     voucher_redemptions_router,
     card_discounts_router,
+    referral_admin_router,
+    referrals_router,
 )
 
 SANDBOX_ROUTERS: tuple[APIRouter, ...] = (

@@ -35,6 +35,7 @@ from finplat.providers.registry import Providers, build_providers
 from finplat.providers.sandbox import delivery as sandbox_delivery
 from finplat.provisioning import card_accounts
 from finplat.reconciliation import service as reconciliation
+from finplat.referrals import accrual as referral_accrual
 from finplat.vouchers.redemptions import service as voucher_redemptions
 
 log = structlog.get_logger("finplat.jobs")
@@ -44,6 +45,7 @@ PROVISIONING_INTERVAL_SECONDS = 1.0
 CARD_BLOCK_INTERVAL_SECONDS = 5.0
 CRYPTO_TOPUP_INTERVAL_SECONDS = 5.0
 CRYPTO_WITHDRAWAL_INTERVAL_SECONDS = 30.0
+REFERRAL_INTERVAL_SECONDS = 5.0
 
 
 def webhook_worker(settings: Settings, factory: async_sessionmaker[AsyncSession]) -> WebhookWorker:
@@ -198,6 +200,19 @@ def _card_block_loop(
     )
 
 
+def _referral_loop(
+    factory: async_sessionmaker[AsyncSession], stop: asyncio.Event
+) -> Coroutine[None, None, None]:
+    """Gives the referral rewards of friends' top-ups, claws back, releases holds."""
+    return _every(
+        stop,
+        REFERRAL_INTERVAL_SECONDS,
+        lambda: referral_accrual.run_once(factory),
+        done="referral_rewards",
+        failed="referral_rewards_error",
+    )
+
+
 async def run_background(
     settings: Settings, factory: async_sessionmaker[AsyncSession], stop: asyncio.Event
 ) -> None:
@@ -213,6 +228,7 @@ async def run_background(
         _card_block_loop(factory, providers, stop),
         _crypto_topup_loop(factory, providers, stop),
         _crypto_withdrawal_loop(factory, providers, stop),
+        _referral_loop(factory, stop),
         _reconciliation_loop(factory, providers, stop, settings.reconcile_interval_seconds),
     ]
     if settings.sandbox:

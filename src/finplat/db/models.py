@@ -54,6 +54,7 @@ from finplat.providers.messaging.sandbox.models import SandboxMailboxMessage
 from finplat.providers.sandbox.faults import SandboxFault
 from finplat.providers.sandbox.models import SandboxCallback
 from finplat.provisioning.models import ProviderAccount
+from finplat.referrals import models as referral_models
 from finplat.tiers.models import CardProduct, Tier
 from finplat.transactions import models as transactions_models
 from finplat.users.models import User
@@ -95,6 +96,7 @@ MODEL_MODULES = (
     voucher_settings_models,
     voucher_models,
     voucher_redemption_models,
+    referral_models,
 )
 
 __all__ = [

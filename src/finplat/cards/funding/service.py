@@ -81,10 +81,18 @@ class FundingKind(StrEnum):
     AUTO_TOPUP = "AUTO_TOPUP"
     DECLINE_FEE = "DECLINE_FEE"
     VOUCHER = "VOUCHER"  # a redeemed voucher's value, from the company's voucher funding
+    REFERRAL_REWARD = "REFERRAL_REWARD"  # a referral reward, from the company's rewards account
 
 
 # Loads onto the card (resumed with `topup`), and what each is paid from.
-LOADS = (FundingKind.TOPUP, FundingKind.AUTO_TOPUP, FundingKind.VOUCHER)
+LOADS = (
+    FundingKind.TOPUP,
+    FundingKind.AUTO_TOPUP,
+    FundingKind.VOUCHER,
+    FundingKind.REFERRAL_REWARD,
+)
+# Loads that pay no top-up fee: a voucher's value and a referral reward load whole.
+FEE_FREE = (FundingKind.VOUCHER, FundingKind.REFERRAL_REWARD)
 
 
 class FundingStatus(StrEnum):
@@ -225,7 +233,8 @@ async def topup(
     short: type[ApiError] = MasterAccountShort,
 ) -> Funded:
     """Load `money` onto the card from the company's `source` account (`short` when it
-    cannot pay). A voucher's value loads whole: its kind pays no top-up fee."""
+    cannot pay). A voucher's value or a referral reward loads whole: its kind pays no
+    top-up fee."""
     if claim.recovery_point == idempotency.STARTED:
         card = await find_card(session, company_id=company_id, card_id=card_id, lock=True)
         _check_accepts_money(card, money.currency)
@@ -291,7 +300,7 @@ async def _reserve_topup(
 ) -> tuple[CardFunding, ledger.Reservation]:
     schedule = await schedule_for(session, company_id=card.company_id, tier_id=card.tier_id)
     fee = 0
-    if kind != FundingKind.VOUCHER:
+    if kind not in FEE_FREE:
         fee = await discounted_topup_fee(
             session,
             company_id=card.company_id,

@@ -1,0 +1,56 @@
+"""The referral programme's refusals."""
+
+from __future__ import annotations
+
+from finplat.errors import ApiError, Conflict, NotFound, ValidationFailed
+
+
+class InvalidReferralProgram(ValidationFailed):
+    code = "INVALID_REFERRAL_PROGRAM"
+    message = "The programme's terms are not consistent."
+
+
+class ReferralProgramNotFound(NotFound):
+    code = "REFERRAL_PROGRAM_NOT_FOUND"
+    message = "No referral programme with that id."
+
+
+class ReferralProgramNotActive(Conflict):
+    code = "REFERRAL_PROGRAM_NOT_ACTIVE"
+    message = "The referral programme is not active."
+
+
+class SelfReferral(ValidationFailed):
+    code = "SELF_REFERRAL"
+    message = "A user cannot refer themselves."
+
+
+class AlreadyReferred(Conflict):
+    code = "ALREADY_REFERRED"
+    message = "That user was already referred."
+
+
+class ReferralCycle(Conflict):
+    code = "REFERRAL_CYCLE"
+    message = "The referrer was referred by that user."
+
+
+class RewardNotFound(NotFound):
+    code = "REFERRAL_REWARD_NOT_FOUND"
+    message = "No referral reward with that id for that user."
+
+
+class RewardNotPayable(Conflict):
+    code = "REFERRAL_REWARD_NOT_PAYABLE"
+    message = "Only a PAYABLE reward can be paid."
+
+
+class RewardCardMismatch(Conflict):
+    code = "REFERRAL_REWARD_CARD_MISMATCH"
+    message = "The reward is paid to a card of its beneficiary in the reward's currency."
+
+
+class RewardsFundingShort(ApiError):
+    status = 409
+    code = "REFERRAL_REWARDS_FUNDING_INSUFFICIENT"
+    message = "The company's rewards account holds too little to pay this reward."
