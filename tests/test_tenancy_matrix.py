@@ -67,11 +67,12 @@ class Seeded:
     voucher_group_id: str  # a voucher group holding one voucher
     redemption_id: str  # a redemption of it by the card holder, waiting for its code
     crypto: SeededCrypto  # a verified user with a pay-in address and a deposit: crypto routes
+    loyalty: SeededLoyalty | None = None  # a programme, a merchant with a MID, an import config
 
     @property
     def markers(self) -> set[str]:
         """Strings unique to A: none may appear in anything B reads."""
-        return {
+        return self.loyalty_markers | {
             self.external_user_id,
             self.email,
             self.event_id,
@@ -88,6 +89,15 @@ class Seeded:
             self.crypto.quote_id,
             self.crypto.transfer_id,
         }
+
+    @property
+    def seeded_loyalty(self) -> SeededLoyalty:
+        assert self.loyalty is not None
+        return self.loyalty
+
+    @property
+    def loyalty_markers(self) -> set[str]:
+        return {self.loyalty.mid, self.loyalty.merchant_name} if self.loyalty else set()
 
 
 @dataclass
@@ -114,6 +124,16 @@ class SeededCrypto:
     deposit_id: str
     quote_id: str
     transfer_id: str
+
+
+@dataclass
+class SeededLoyalty:
+    program_id: int
+    merchant_id: int
+    mid_id: int
+    mid: str
+    merchant_name: str
+    config_id: int
 
 
 @dataclass
@@ -172,6 +192,12 @@ IDENTIFIERS: dict[str, tuple[Callable[[Seeded], Any], Any]] = {
     "companyId": (lambda s: s.company_id, MISSING_INT),
     "groupId": (lambda s: s.voucher_group_id, "00000000-0000-4000-8000-000000000000"),
     "redemptionId": (lambda s: s.redemption_id, "00000000-0000-4000-8000-000000000000"),
+    "programId": (lambda s: s.seeded_loyalty.program_id, MISSING_INT),
+    "ProgramId": (lambda s: s.seeded_loyalty.program_id, MISSING_INT),
+    "merchantId": (lambda s: s.seeded_loyalty.merchant_id, MISSING_INT),
+    "midId": (lambda s: s.seeded_loyalty.mid_id, MISSING_INT),
+    "configId": (lambda s: s.seeded_loyalty.config_id, MISSING_INT),
+    "CardTransactionId": (lambda s: s.card.card_transaction_id, MISSING_INT),
 }
 # Routes whose `userId` must be a business user's to reach their other identifiers.
 BUSINESS_PATHS = "/api/v2/business/"
@@ -207,6 +233,9 @@ OWN_LABELS: set[tuple[str, str, str]] = {
     ("POST", "/api/v2/cards", "DesignId"),  # a design of the catalogue, not a reference
     ("POST", "/api/v2/crypto-virtual-accounts/payin-address", "chain_id"),  # a network's number
     ("POST", "/api/v2/sandbox/crypto/deposits", "ChainId"),
+    # An acquirer's merchant id: the network's label, not a reference to a resource.
+    ("POST", "/api/v2/sandbox/cards/{cardId}/authorizations", "Mid"),
+    ("POST", "/api/v2/loyalty/merchants/{merchantId}/ids", "Mid"),
 }
 
 # Bodies for operations that need more than identifiers: (method, path) -> body.
@@ -352,6 +381,10 @@ BODIES: dict[tuple[str, str], dict[str, Any]] = {
     ("POST", "/api/v2/admin/vouchers/groups/{groupId}/vouchers"): {"Value": 1, "Currency": "USD"},
     ("POST", "/api/v2/vouchers/redemptions"): {"VoucherCode": "VCH-0000-0000-0000-0000-0000"},
     ("POST", "/api/v2/vouchers/redemptions/{id}/verify"): {"Code": "000000"},
+    ("PATCH", "/api/v2/loyalty/programs/{programId}"): {"Name": "Tenancy"},
+    ("POST", "/api/v2/loyalty/merchants"): {"Name": "Tenancy"},
+    ("POST", "/api/v2/loyalty/merchants/{merchantId}/ids"): {"Mid": "TENANCYB"},
+    ("POST", "/api/v2/loyalty/import-configs"): {"Name": "Tenancy"},
 }
 
 # Required query parameters that are not identifiers: (method, path) -> values.
@@ -374,6 +407,9 @@ FORMS: dict[tuple[str, str], Callable[[], list[tuple[str, Any]]]] = {
     ),
     ("POST", "/api/v2/banking/bankprov-onboarding"): lambda: bankprov_form(),
     ("POST", "/api/v2/users/{userId}/kyc/bankprov/documents"): lambda: bankprov_documents(),
+    ("POST", "/api/loyalty-programs/transaction-import/upload/{configId}"): lambda: [
+        ("File", ("history.csv", b"TransactionId,UserId,Mid,Amount,Currency,OccurredAt\n"))
+    ],
 }
 
 # Where the spec prescribes another answer to another company's identifier than "does not
@@ -556,7 +592,7 @@ async def seed(tenant: Tenant) -> Seeded:
     banking = await seed_banking(client)
     card = await seed_card(client)
     crypto = await seed_crypto(client)
-    return Seeded(
+    seeded = Seeded(
         user["Id"],
         external,
         email,
@@ -572,6 +608,35 @@ async def seed(tenant: Tenant) -> Seeded:
         tenant.company_id,
         *await seed_vouchers(client, card),
         crypto,
+    )
+    seeded.loyalty = await seed_loyalty(client)
+    return seeded
+
+
+async def seed_loyalty(client: httpx.AsyncClient) -> SeededLoyalty:
+    """A loyalty programme, a merchant with a MID, an import configuration."""
+    program = await client.post(
+        "/api/v2/loyalty/programs", json={"Name": "Tenancy", "PointsPerUnit": 1}
+    )
+    assert program.status_code == 201, program.text
+    name, mid = f"Tenancy shop {uuid.uuid4().hex}", f"TEN{uuid.uuid4().hex[:12].upper()}"
+    merchant = await client.post(
+        "/api/v2/loyalty/merchants",
+        json={"Name": name, "ProgramId": program.json()["Id"], "Mids": [mid]},
+    )
+    assert merchant.status_code == 201, merchant.text
+    config = await client.post(
+        "/api/v2/loyalty/import-configs",
+        json={"Name": "Tenancy", "ProgramId": program.json()["Id"]},
+    )
+    assert config.status_code == 201, config.text
+    return SeededLoyalty(
+        program.json()["Id"],
+        merchant.json()["Id"],
+        merchant.json()["Mids"][0]["MidId"],
+        mid,
+        name,
+        config.json()["Id"],
     )
 
 

@@ -34,6 +34,7 @@ from finplat.crypto.transfers.endpoints import router as crypto_transfers_router
 from finplat.events.endpoints import router as events_router
 from finplat.http.health import router as health_router
 from finplat.kyc.endpoints import router as kyc_router
+from finplat.loyalty.endpoints import router as loyalty_router
 from finplat.payments.collections.endpoints import router as collections_router
 from finplat.payments.mandates.endpoints import router as mandates_router
 from finplat.payments.requests.endpoints import router as payment_requests_router
@@ -96,6 +97,7 @@ ROUTERS: tuple[APIRouter, ...] = (
     vouchers_router,
     voucher_redemptions_router,
     card_discounts_router,
+    loyalty_router,
 )
 
 SANDBOX_ROUTERS: tuple[APIRouter, ...] = (

@@ -69,6 +69,7 @@ class AuthorizationRequest:
     mcc: str | None = None
     country: str | None = None
     partial_allowed: bool = False
+    mid: str | None = None
 
 
 @dataclass(frozen=True)
@@ -105,6 +106,7 @@ async def decide(
             merchant=request.merchant,
             mcc=request.mcc,
             country=request.country,
+            mid=request.mid,
             status=PurchaseStatus.PENDING.value,
             requested_minor=request.amount_minor,
         )
