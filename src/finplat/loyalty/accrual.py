@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from finplat.cards import lookup
 from finplat.cards.transactions.models import CardTransaction
 from finplat.kit.clock import utcnow
 from finplat.loyalty import points
@@ -49,6 +50,9 @@ async def assign(
     """The legacy auto-assign: the purchase to `program_id`, or without one to the programme
     of the merchant its MID matches. Assigning it again to the same programme answers the
     award it has; to another programme is refused."""
+    # The card's lock, as every event of the purchase takes it: one assignment at a time.
+    await lookup.find_card(session, company_id=company_id, card_id=txn.card_id, lock=True)
+    await session.refresh(txn)
     awards = AwardRepository(session, company_id)
     award = await awards.of_card_transaction(txn.id)
     merchant = await _merchant_of(session, txn)

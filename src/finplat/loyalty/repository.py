@@ -92,6 +92,7 @@ class AwardRepository(CompanyRepository[LoyaltyAward]):
 
     async def of_card_transaction(self, card_transaction_id: int) -> LoyaltyAward | None:
         stmt = self.scoped().where(LoyaltyAward.card_transaction_id == card_transaction_id)
+        stmt = stmt.execution_options(populate_existing=True)
         return (await self.session.execute(stmt)).scalar_one_or_none()
 
     async def imported(self, config_id: int, external_ids: Sequence[str]) -> dict[str, str]:
