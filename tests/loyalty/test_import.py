@@ -161,3 +161,23 @@ async def test_an_upload_to_an_unknown_configuration_is_a_404_problem(
 ) -> None:
     response = await upload(api, 987654321, csv_file())
     assert_problem(response, 404, "LOYALTY_IMPORT_CONFIG_NOT_FOUND")
+
+
+async def test_one_transaction_twice_in_a_file_with_other_values_is_a_bad_row(
+    api: httpx.AsyncClient,
+) -> None:
+    config_id, user_id, mid = await _setup(api)
+    text = csv_file(
+        f"T1,{user_id},{mid},10,USD,2026-10-01T10:00:00Z",
+        f"T1,{user_id},{mid},11,USD,2026-10-01T10:00:00Z",
+    )
+    body = assert_problem(await upload(api, config_id, text), 400, "INVALID_IMPORT_FILE")
+    assert body["errors"] == {"Row 2 (line 3)": ["TransactionId: Also on row 1 with other values."]}
+    assert await points(api, user_id) == 0
+
+
+async def test_a_file_of_more_than_10000_rows_is_refused(api: httpx.AsyncClient) -> None:
+    config_id, user_id, mid = await _setup(api)
+    text = csv_file(*(f"T{i},{user_id},{mid},1,USD,2026-10-01T10:00:00Z" for i in range(10_001)))
+    body = assert_problem(await upload(api, config_id, text), 400, "INVALID_IMPORT_FILE")
+    assert "more than 10000 rows" in body["detail"]

@@ -256,8 +256,9 @@ async def import_file(
             rule, program.points_rate, paid_minor=r.money.minor, currency=r.money.currency
         )
         earned += award_points
-        await awards.add(
+        session.add(
             LoyaltyAward(
+                company_id=company_id,
                 program_id=program.id,
                 merchant_id=mids[r.mid].merchant_id,
                 user_id=r.user_id,
@@ -274,6 +275,7 @@ async def import_file(
                 occurred_at=r.occurred_at,
             )
         )
+    await session.flush()
     return ImportResult(
         config_id=config.id,
         program_id=program.id,
