@@ -3,6 +3,7 @@ the purchase carries it and earns points at the merchant."""
 
 from __future__ import annotations
 
+import json
 import uuid
 from typing import Any
 
@@ -10,6 +11,7 @@ import httpx
 from fastapi import FastAPI
 
 from finplat.config import Settings
+from finplat.providers import inbound
 from tests.callbacks import signed
 from tests.cards.transactions.steps import provider_card_ref
 from tests.conftest import Tenant
@@ -60,3 +62,43 @@ async def test_a_provider_reported_mid_matches_the_merchant(
     assert await points(api, card["UserId"]) == 15
     (purchase,) = (await api.get("/api/v2/card-transactions")).json()["Items"]
     assert purchase["Mid"] == mid
+
+
+async def test_the_mid_of_a_real_time_request_matches_the_merchant(
+    api: httpx.AsyncClient,
+    anonymous: httpx.AsyncClient,
+    app: FastAPI,
+    settings: Settings,
+    tenant: Tenant,
+) -> None:
+    owner = await program(api, PointsPerTransaction=7)
+    mid = new_mid()
+    await merchant(api, owner["Id"], mid)
+    card = await member_card(api)
+    ref = await provider_card_ref(app, card)
+    auth = f"auth_{uuid.uuid4().hex[:16]}"
+    body = json.dumps(
+        {
+            "companyId": tenant.company_id,
+            "authorizationId": auth,
+            "cardId": ref,
+            "amountMinor": 1500,
+            "currency": "USD",
+            "merchant": "Network Store",
+            "mid": mid,
+        }
+    ).encode()
+    asked = await anonymous.post(
+        "/providers/cardprov/authorizations",
+        content=body,
+        headers={
+            "content-type": "application/json",
+            **inbound.signature_headers(settings.provider_callback_secret, body),
+        },
+    )
+    assert (asked.status_code, asked.json()["Approved"]) == (200, True), asked.text
+    cleared = await anonymous.post(
+        "/providers/cardprov/callbacks", **_event(settings, tenant, ref, auth, "CLEARING")
+    )
+    assert cleared.status_code == 200, cleared.text
+    assert await points(api, card["UserId"]) == 7
