@@ -5,8 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import httpx
+from fastapi import FastAPI
 
+from finplat.http.routing import CurrentPrincipal, api_router
 from tests.cards.transactions.steps import authorize, settle
+from tests.conftest import Tenant
 from tests.loyalty.steps import (
     AUTO_ASSIGN,
     cleared_purchase,
@@ -134,3 +137,23 @@ async def test_other_routes_keep_the_standard_error_body(api: httpx.AsyncClient)
     response = await api.get("/api/v2/loyalty/programs/987654321")
     assert response.headers["content-type"] == "application/json"
     assert response.json()["Code"] == "LOYALTY_PROGRAM_NOT_FOUND"
+
+
+async def test_an_unexpected_failure_on_a_legacy_route_is_a_500_problem(
+    app: FastAPI, tenant: Tenant
+) -> None:
+    router = api_router()
+
+    @router.post("/api/loyalty-programs/test-failure")
+    async def failing(principal: CurrentPrincipal) -> dict[str, str]:
+        raise RuntimeError("boom")
+
+    app.include_router(router)
+    transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+    async with httpx.AsyncClient(
+        transport=transport, base_url="http://finplat.test", headers=tenant.client.headers
+    ) as client:
+        response = await client.post("/api/loyalty-programs/test-failure")
+    body = assert_problem(response, 500, "INTERNAL_ERROR")
+    assert "boom" not in response.text
+    assert body["detail"].startswith("An unexpected error occurred.")
