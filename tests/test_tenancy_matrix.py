@@ -73,11 +73,12 @@ class Seeded:
     referral_program_id: str  # A's referral programme
     referral_reward_id: str  # the welcome reward of `user_id`, referred by the card holder
     referral_boost_id: str  # a boost of the programme
+    loyalty: SeededLoyalty | None = None  # a programme, a merchant with a MID, an import config
 
     @property
     def markers(self) -> set[str]:
         """Strings unique to A: none may appear in anything B reads."""
-        return {
+        return self.loyalty_markers | {
             self.external_user_id,
             self.email,
             self.event_id,
@@ -97,6 +98,15 @@ class Seeded:
             self.crypto.cardprov_quote_id,
             self.crypto.load_id,
         }
+
+    @property
+    def seeded_loyalty(self) -> SeededLoyalty:
+        assert self.loyalty is not None
+        return self.loyalty
+
+    @property
+    def loyalty_markers(self) -> set[str]:
+        return {self.loyalty.mid, self.loyalty.merchant_name} if self.loyalty else set()
 
 
 @dataclass
@@ -126,6 +136,16 @@ class SeededCrypto:
     withdrawal_id: str  # a wallet withdrawal waiting for its one-time code
     cardprov_quote_id: str  # an open bankprov-to-cardprov quote
     load_id: str  # a pending crypto card load
+
+
+@dataclass
+class SeededLoyalty:
+    program_id: int
+    merchant_id: int
+    mid_id: int
+    mid: str
+    merchant_name: str
+    config_id: int
 
 
 @dataclass
@@ -193,6 +213,12 @@ IDENTIFIERS: dict[str, tuple[Callable[[Seeded], Any], Any]] = {
     "boostId": (lambda s: s.referral_boost_id, "00000000-0000-4000-8000-000000000000"),
     "ReferrerUserId": (lambda s: s.card.user_id, MISSING_INT),
     "ReferredUserId": (lambda s: s.user_id, MISSING_INT),
+    "loyaltyProgramId": (lambda s: s.seeded_loyalty.program_id, MISSING_INT),
+    "ProgramId": (lambda s: s.seeded_loyalty.program_id, MISSING_INT),
+    "merchantId": (lambda s: s.seeded_loyalty.merchant_id, MISSING_INT),
+    "midId": (lambda s: s.seeded_loyalty.mid_id, MISSING_INT),
+    "configId": (lambda s: s.seeded_loyalty.config_id, MISSING_INT),
+    "CardTransactionId": (lambda s: s.card.card_transaction_id, MISSING_INT),
 }
 # Routes whose `userId` must be a business user's to reach their other identifiers.
 BUSINESS_PATHS = "/api/v2/business/"
@@ -207,6 +233,8 @@ BANKING_PATHS = (
 # Routes whose `userId` must be the holder of the crypto deposit.
 # Routes whose `{transferId}` is a wallet withdrawal's.
 WITHDRAWAL_PATHS = "/api/v2/sandbox/crypto/wallet-withdrawals/"
+# Routes whose `{programId}` is a loyalty programme's (a referral programme's elsewhere).
+LOYALTY_PATHS = "/api/v2/loyalty/"
 CRYPTO_PATHS = (
     "/api/v2/crypto-virtual-accounts/",
     "/api/v2/sandbox/crypto/",
@@ -238,6 +266,9 @@ OWN_LABELS: set[tuple[str, str, str]] = {
     ("POST", "/api/v2/sandbox/crypto/deposits", "ChainId"),
     ("POST", "/api/v2/crypto-virtual-accounts/bankprov-to-wallet/initiate", "ChainId"),
     ("POST", "/api/v2/card-loads/crypto", "chain_id"),
+    # An acquirer's merchant id: the network's label, not a reference to a resource.
+    ("POST", "/api/v2/sandbox/cards/{cardId}/authorizations", "Mid"),
+    ("POST", "/api/v2/loyalty/merchants/{merchantId}/ids", "Mid"),
 }
 
 # Bodies for operations that need more than identifiers: (method, path) -> body.
@@ -433,6 +464,10 @@ BODIES: dict[tuple[str, str], dict[str, Any]] = {
     ("POST", "/api/v2/referrals/programs/{programId}/community/members/{userId}/revoke"): {
         "Reason": "Tenancy"
     },
+    ("PATCH", "/api/v2/loyalty/programs/{programId}"): {"Name": "Tenancy"},
+    ("POST", "/api/v2/loyalty/merchants"): {"Name": "Tenancy"},
+    ("POST", "/api/v2/loyalty/merchants/{merchantId}/ids"): {"Mid": "TENANCYB"},
+    ("POST", "/api/v2/loyalty/import-configs"): {"Name": "Tenancy"},
 }
 
 # Required query parameters that are not identifiers: (method, path) -> values.
@@ -455,6 +490,9 @@ FORMS: dict[tuple[str, str], Callable[[], list[tuple[str, Any]]]] = {
     ),
     ("POST", "/api/v2/banking/bankprov-onboarding"): lambda: bankprov_form(),
     ("POST", "/api/v2/users/{userId}/kyc/bankprov/documents"): lambda: bankprov_documents(),
+    ("POST", "/api/loyalty-programs/transaction-import/upload/{configId}"): lambda: [
+        ("File", ("history.csv", b"TransactionId,UserId,Mid,Amount,Currency,OccurredAt\n"))
+    ],
 }
 
 # Where the spec prescribes another answer to another company's identifier than "does not
@@ -581,6 +619,8 @@ def request_for(call: Call, given: Callable[[str], Any]) -> dict[str, Any]:
             return given("cryptoQuoteId")
         if name == "transferId" and call.path.startswith(WITHDRAWAL_PATHS):
             return given("withdrawalTransferId")
+        if name == "programId" and call.path.startswith(LOYALTY_PATHS):
+            return given("loyaltyProgramId")
         if name == "id" and call.path.startswith(REDEMPTION_PATHS):
             return given("redemptionId")
         return given(name)
@@ -641,7 +681,7 @@ async def seed(tenant: Tenant) -> Seeded:
     banking = await seed_banking(client)
     card = await seed_card(client)
     crypto = await seed_crypto(client)
-    return Seeded(
+    seeded = Seeded(
         user["Id"],
         external,
         email,
@@ -658,6 +698,35 @@ async def seed(tenant: Tenant) -> Seeded:
         *await seed_vouchers(client, card),
         crypto,
         *await seed_referrals(client, referrer=card.user_id, friend=user["Id"]),
+    )
+    seeded.loyalty = await seed_loyalty(client)
+    return seeded
+
+
+async def seed_loyalty(client: httpx.AsyncClient) -> SeededLoyalty:
+    """A loyalty programme, a merchant with a MID, an import configuration."""
+    program = await client.post(
+        "/api/v2/loyalty/programs", json={"Name": "Tenancy", "PointsPerUnit": 1}
+    )
+    assert program.status_code == 201, program.text
+    name, mid = f"Tenancy shop {uuid.uuid4().hex}", f"TEN{uuid.uuid4().hex[:12].upper()}"
+    merchant = await client.post(
+        "/api/v2/loyalty/merchants",
+        json={"Name": name, "ProgramId": program.json()["Id"], "Mids": [mid]},
+    )
+    assert merchant.status_code == 201, merchant.text
+    config = await client.post(
+        "/api/v2/loyalty/import-configs",
+        json={"Name": "Tenancy", "ProgramId": program.json()["Id"]},
+    )
+    assert config.status_code == 201, config.text
+    return SeededLoyalty(
+        program.json()["Id"],
+        merchant.json()["Id"],
+        merchant.json()["Mids"][0]["MidId"],
+        mid,
+        name,
+        config.json()["Id"],
     )
 
 

@@ -37,6 +37,7 @@ from finplat.crypto.withdrawals.endpoints import router as crypto_withdrawals_ro
 from finplat.events.endpoints import router as events_router
 from finplat.http.health import router as health_router
 from finplat.kyc.endpoints import router as kyc_router
+from finplat.loyalty.endpoints import router as loyalty_router
 from finplat.partner_hosted.endpoints import router as partner_balances_router
 from finplat.payments.collections.endpoints import router as collections_router
 from finplat.payments.mandates.endpoints import router as mandates_router
@@ -110,6 +111,7 @@ ROUTERS: tuple[APIRouter, ...] = (
     card_discounts_router,
     referral_admin_router,
     referrals_router,
+    loyalty_router,
 )
 
 SANDBOX_ROUTERS: tuple[APIRouter, ...] = (

@@ -1,11 +1,15 @@
 """Typed API errors and the one renderer of the spec's standard error body.
 
 Every error leaves the service as `{Message, Code, Status, ValidationErrors, Details}`; the
-handlers below are the only place that shape is built.
+handlers below are the only place that shape is built. The spec's one exception: the legacy
+loyalty endpoints (`/api/loyalty-programs/...`) answer problem details (RFC 9457, `type`,
+`title`, `detail`, `instance`, `status`, `application/problem+json`), built by
+`problem_details` from the same typed errors.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -154,6 +158,79 @@ def error_response(error: ApiError) -> JSONResponse:
         content=error.body().model_dump(mode="json"),
         headers=error.headers,
     )
+
+
+PROBLEM_DETAILS_PREFIXES = ("/api/loyalty-programs/",)
+PROBLEM_JSON = "application/problem+json"
+
+
+def answers_problem_details(path: str) -> bool:
+    """The legacy loyalty endpoints answer their errors as problem details (the spec)."""
+    return path.startswith(PROBLEM_DETAILS_PREFIXES)
+
+
+def problem_details(error: ApiError, instance: str) -> dict[str, Any]:
+    """RFC 9457: `type` a URN of the error's code, `title` what the error is in general,
+    `detail` this occurrence, `instance` the request's path; `code` and, for invalid fields
+    or rows, `errors` as extension members."""
+    body: dict[str, Any] = {
+        "type": f"urn:finplat:problem:{error.code.lower().replace('_', '-')}",
+        "title": type(error).message,
+        "status": error.status,
+        "detail": error.message
+        if error.details is None or error.details == error.message
+        else f"{error.message} {error.details}",
+        "instance": instance,
+        "code": error.code,
+    }
+    if error.validation_errors:
+        body["errors"] = error.validation_errors
+    return body
+
+
+def render_error(error: ApiError, path: str) -> tuple[bytes, str]:
+    """The error as the body and content type `path` answers with."""
+    if answers_problem_details(path):
+        return json.dumps(problem_details(error, path)).encode(), PROBLEM_JSON
+    return json.dumps(error.body().model_dump(mode="json")).encode(), "application/json"
+
+
+def error_response_for(error: ApiError, path: str) -> JSONResponse:
+    if answers_problem_details(path):
+        return JSONResponse(
+            status_code=error.status,
+            content=problem_details(error, path),
+            headers=error.headers,
+            media_type=PROBLEM_JSON,
+        )
+    return error_response(error)
+
+
+class ProblemDetails(BaseModel):
+    """RFC 9457 problem details: the error body of the legacy loyalty endpoints."""
+
+    model_config = ConfigDict(title="ProblemDetails")
+
+    type: str = Field(description="A URN naming the kind of problem.")
+    title: str = Field(description="What this kind of problem is.")
+    status: int = Field(description="The HTTP status code of the response.")
+    detail: str = Field(description="This occurrence of the problem (names the bad row).")
+    instance: str = Field(description="The request's path.")
+    code: str = Field(description="The stable machine-readable error code.")
+    errors: dict[str, list[str]] | None = Field(
+        default=None, description="Invalid fields or rows, each with its problems."
+    )
+
+
+def problem_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """`error_responses` for the legacy loyalty endpoints: problem details."""
+    return {
+        status: {
+            "description": entry["description"],
+            "content": {PROBLEM_JSON: {"schema": ProblemDetails.model_json_schema()}},
+        }
+        for status, entry in error_responses(*statuses).items()
+    }
 
 
 def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:

@@ -27,6 +27,7 @@ from finplat.events.models import Event, WebhookAttempt, WebhookDelivery
 from finplat.idempotency.models import IdempotencyKey
 from finplat.kyc.models import KycSubmission
 from finplat.ledger.models import LedgerAccount, LedgerBalance, LedgerEntry, LedgerTransfer
+from finplat.loyalty import models as loyalty_models
 from finplat.partner_hosted import models as partner_hosted_models
 from finplat.payments.collections import models as payment_collections_models
 from finplat.payments.mandates import models as payment_mandates_models
@@ -97,6 +98,7 @@ MODEL_MODULES = (
     voucher_models,
     voucher_redemption_models,
     referral_models,
+    loyalty_models,
 )
 
 __all__ = [

@@ -21,7 +21,7 @@ from finplat.errors import (
     RouteNotFound,
     UnsupportedMediaType,
     ValidationFailed,
-    error_response,
+    error_response_for,
 )
 from finplat.http.routing import served_routes
 from finplat.kit.fields import NAMED_FORMATS
@@ -109,26 +109,29 @@ def _methods_for_path(app: FastAPI, scope: Any) -> list[str]:
 
 
 def install_error_handlers(app: FastAPI) -> None:
-    async def on_api_error(_: Request, exc: Exception) -> JSONResponse:
+    async def on_api_error(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, ApiError)
-        return error_response(exc)
+        return error_response_for(exc, request.url.path)
 
     async def on_validation_error(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, RequestValidationError)
         if _body_sent_as_non_json(request, exc):
-            return error_response(UnsupportedMediaType())
-        return error_response(validation_error(exc))
+            return error_response_for(UnsupportedMediaType(), request.url.path)
+        return error_response_for(validation_error(exc), request.url.path)
 
     async def on_http_error(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, StarletteHTTPException)
         headers = dict(exc.headers) if exc.headers else None
         if exc.status_code == 404:
-            return error_response(RouteNotFound(headers=headers))
+            return error_response_for(RouteNotFound(headers=headers), request.url.path)
         if exc.status_code == 405:
             allowed = ", ".join(_methods_for_path(app, request.scope))
-            return error_response(MethodNotAllowed(headers={"Allow": allowed}))
-        return error_response(
-            FrameworkHttpError(str(exc.detail), status=exc.status_code, headers=headers)
+            return error_response_for(
+                MethodNotAllowed(headers={"Allow": allowed}), request.url.path
+            )
+        return error_response_for(
+            FrameworkHttpError(str(exc.detail), status=exc.status_code, headers=headers),
+            request.url.path,
         )
 
     app.add_exception_handler(ApiError, on_api_error)

@@ -6,7 +6,6 @@ messages are never logged, so API keys, secrets and personal data cannot reach t
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import re
@@ -20,7 +19,7 @@ import structlog
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from finplat.config import Settings
-from finplat.errors import InternalError
+from finplat.errors import InternalError, render_error
 from finplat.http.asgi_response import send_json
 
 REQUEST_ID_HEADER = "x-request-id"
@@ -117,8 +116,8 @@ class RequestContextMiddleware:
             )
             if not response_started:
                 error = InternalError(details=f"Request id: {request_id}")
-                body = json.dumps(error.body().model_dump(mode="json")).encode()
-                await send_json(send_with_request_id, 500, body)
+                body, content_type = render_error(error, str(scope.get("path", "")))
+                await send_json(send_with_request_id, 500, body, content_type=content_type)
         finally:
             log.info(
                 "request",

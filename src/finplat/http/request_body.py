@@ -17,11 +17,10 @@ its unit of work begins (`finplat.http.routing`). Once the body is complete, wai
 from __future__ import annotations
 
 import asyncio
-import json
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from finplat.errors import ApiError
+from finplat.errors import ApiError, render_error
 from finplat.http.asgi_response import send_json
 
 
@@ -71,7 +70,9 @@ class RequestBodyGuard:
                 declared = int(value)
         limit = self.max_upload_bytes if is_upload else self.max_bytes
         if declared is not None and declared > limit:
-            await _refuse(send, PayloadTooLarge(f"The request body is larger than {limit} bytes."))
+            await _refuse(
+                send, scope, PayloadTooLarge(f"The request body is larger than {limit} bytes.")
+            )
             return
         loop = asyncio.get_running_loop()
         allowed = (
@@ -91,7 +92,7 @@ class RequestBodyGuard:
             nonlocal refused
             if not started:
                 refused = True
-                await _refuse(send, error)
+                await _refuse(send, scope, error)
             return _DISCONNECT
 
         async def guarded_receive() -> Message:
@@ -127,6 +128,6 @@ class RequestBodyGuard:
         await self.app(scope, guarded_receive, guarded_send)
 
 
-async def _refuse(send: Send, error: ApiError) -> None:
-    body = json.dumps(error.body().model_dump(mode="json")).encode()
-    await send_json(send, error.status, body, close=True)
+async def _refuse(send: Send, scope: Scope, error: ApiError) -> None:
+    body, content_type = render_error(error, str(scope.get("path", "")))
+    await send_json(send, error.status, body, close=True, content_type=content_type)

@@ -13,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.cards.transactions import service
 from finplat.cards.transactions.purchase import EventType
+from finplat.cards.transactions.schemas import MID_PATTERN
 from finplat.kit.fields import SafeText
 from finplat.providers import inbound
 from finplat.providers.cards.port import CARD_TRANSACTION
@@ -36,6 +37,7 @@ class _TransactionData(BaseModel):
     mcc: Annotated[str, Field(pattern=r"^[0-9]{4}$")] | None = None
     country: Annotated[str, Field(pattern=r"^[A-Z]{2}$")] | None = None
     declineReason: Annotated[SafeText, Field(max_length=64)] | None = None
+    mid: Annotated[str, Field(pattern=MID_PATTERN)] | None = None
     timestamp: str | int | None = None
 
 
@@ -70,6 +72,7 @@ async def on_transaction(
             country=parsed.country,
             decline_reason=parsed.declineReason,
             timestamp=None if raw is None else str(raw)[:40],
+            mid=parsed.mid,
         ),
     )
 

@@ -83,6 +83,7 @@ class AuthorizationRequest:
     mcc: str | None = None
     country: str | None = None
     partial_allowed: bool = False
+    mid: str | None = None
 
 
 @dataclass(frozen=True)
@@ -128,6 +129,7 @@ async def decide(
             merchant=request.merchant,
             mcc=request.mcc,
             country=request.country,
+            mid=request.mid,
             status=PurchaseStatus.PENDING.value,
             requested_minor=request.amount_minor,
         )

@@ -31,6 +31,8 @@ class CardTransaction(CompanyOwned, Timestamped, Base):
     merchant: Mapped[str | None] = mapped_column(String(100), default=None)
     mcc: Mapped[str | None] = mapped_column(String(4), default=None)
     country: Mapped[str | None] = mapped_column(String(2), default=None)
+    # The acquirer's merchant id (MID) when the network sent it: loyalty matches on it.
+    mid: Mapped[str | None] = mapped_column(String(32), default=None)
     status: Mapped[str] = mapped_column(String(16))
     requested_minor: Mapped[int] = mapped_column(BigInteger, default=0)
     # Running totals of the events received (each counted once).

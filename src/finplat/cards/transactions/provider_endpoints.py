@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from finplat.cards.errors import CardNotFound
 from finplat.cards.repository import CardRepository
 from finplat.cards.transactions import decision
+from finplat.cards.transactions.schemas import MID_PATTERN
 from finplat.companies import repository as companies
 from finplat.config import Settings
 from finplat.db.tenancy import bind_company
@@ -49,6 +50,7 @@ class _Request(BaseModel):
     mcc: Annotated[str, Field(pattern=r"^[0-9]{4}$")] | None = None
     country: Annotated[str, Field(pattern=r"^[A-Z]{2}$")] | None = None
     partialApproval: bool = False
+    mid: Annotated[str, Field(pattern=MID_PATTERN)] | None = None
 
 
 class AuthorizationAnswer(BaseModel):
@@ -67,7 +69,8 @@ class AuthorizationAnswer(BaseModel):
     description="For card providers, not partners. Signed as callbacks are "
     "(`X-Provider-Timestamp`, `X-Provider-Signature`). Body: `{companyId, authorizationId, "
     "cardId (the provider's), amountMinor, currency, merchant, mcc?, country?, "
-    "partialApproval?}`. The platform decides from the card's available balance, its state "
+    "partialApproval?, mid?}` (`mid`: the acquirer's merchant id, which loyalty matches). "
+    "The platform decides from the card's available balance, its state "
     "and the company's authorization rules, and holds the approved amount at once; a repeat "
     "for one `authorizationId` answers the first decision. The provider then reports the "
     "purchase's events as `card.transaction` callbacks.",
@@ -129,6 +132,7 @@ async def provider_authorization_request(
                 mcc=asked.mcc,
                 country=asked.country,
                 partial_allowed=asked.partialApproval,
+                mid=asked.mid,
             ),
         )
         return AuthorizationAnswer(

@@ -15,6 +15,9 @@ from finplat.cards.transactions.purchase import EventType, PurchaseStatus
 from finplat.kit.money import DecimalAmount, from_minor
 from finplat.kit.schemas import MAX_ID, PARAMETER_ID, ResponseModel
 
+# An acquirer's merchant id (ISO 8583 field 42 is 15 characters; some acquirers use more).
+MID_PATTERN = r"^[A-Za-z0-9_\-]{1,32}$"
+
 CardTransactionIdPath = Annotated[
     int,
     Path(ge=1, le=MAX_ID, description="The card transaction's `Id`."),
@@ -63,6 +66,7 @@ class CardPurchase(ResponseModel):
     Merchant: str | None
     Mcc: str | None
     Country: str | None
+    Mid: str | None = Field(description="The acquirer's merchant id, when the network sent it.")
     RequestedAmount: DecimalAmount
     AuthorizedAmount: DecimalAmount = Field(description="Authorized, incremental included.")
     HeldAmount: DecimalAmount = Field(
@@ -103,6 +107,7 @@ class CardPurchase(ResponseModel):
             Merchant=txn.merchant,
             Mcc=txn.mcc,
             Country=txn.country,
+            Mid=txn.mid,
             RequestedAmount=money(txn.requested_minor),
             AuthorizedAmount=money(txn.authorized_minor + txn.incremented_minor),
             HeldAmount=money(txn.held_minor),

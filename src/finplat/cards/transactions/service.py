@@ -7,6 +7,9 @@ clearing posts from the hold what it clears (the rest of the hold is released; b
 it is posted directly: the network's clearing stands whatever the card has); a refund credits
 the card back (settlement -> card). The card row is locked before the ledger accounts, the
 order of every card money path, so events of one card apply one after the other.
+
+Loyalty (`finplat.loyalty.accrual`) sees every applied event in the same transaction: a
+purchase whose MID is a merchant's earns points on what it paid.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from finplat.kit.money import from_minor
 from finplat.ledger import service as ledger
 from finplat.ledger.core import Leg
 from finplat.ledger.service import CompanyAccount
+from finplat.loyalty import accrual as loyalty
 from finplat.partner_hosted import repository as partner_hosted
 from finplat.partner_hosted.notifications import PurchaseRef, notify
 from finplat.partner_hosted.outbox import Operation
@@ -84,6 +88,7 @@ class ProviderEvent:
     country: str | None = None
     decline_reason: str | None = None
     timestamp: str | None = None
+    mid: str | None = None
 
 
 async def knows_card(
@@ -124,6 +129,7 @@ async def apply(session: AsyncSession, *, company_id: int, event: ProviderEvent)
                 merchant=event.merchant,
                 mcc=event.mcc,
                 country=event.country,
+                mid=event.mid,
                 status="PENDING",
                 requested_minor=event.amount_minor,
                 # A purchase the provider authorized without asking: its money is still at
@@ -156,6 +162,7 @@ async def apply(session: AsyncSession, *, company_id: int, event: ProviderEvent)
         case EventType.EXPIRY:
             txn.expired = True
     txn.merchant = txn.merchant or event.merchant
+    txn.mid = txn.mid or event.mid
     await _book(session, card, txn, clearing=clearing, refund=refund)
     await _record(
         session,
@@ -167,6 +174,8 @@ async def apply(session: AsyncSession, *, company_id: int, event: ProviderEvent)
         reason=reason,
         occurred_at=event.timestamp,
     )
+    # Loyalty points follow the amount paid (a clearing awards, a refund takes back).
+    await loyalty.on_card_transaction(session, txn)
 
 
 async def authorize_decided(
@@ -362,6 +371,7 @@ def event_data(txn: CardTransaction) -> dict[str, Any]:
         "merchant": txn.merchant,
         "mcc": txn.mcc,
         "country": txn.country,
+        "mid": txn.mid,
         "heldAmount": from_minor(txn.held_minor, txn.currency),
         "clearedAmount": from_minor(txn.cleared_minor, txn.currency),
         "declineReason": txn.decline_reason,

@@ -15,7 +15,7 @@ Unix milliseconds, or nothing); the platform parses them (`finplat.cards.timesta
 Asynchronous changes arrive as callbacks: `card.status_changed` `{cardId, status, reason}`
 (for example PENDING → ACTIVE once the provider has produced the card),
 `card.transaction` `{cardId, transactionId, authorizationId, type, status, amountMinor, currency,
-merchant, mcc, country, declineReason, timestamp}`: one event of a purchase (`type`
+merchant, mcc, country, declineReason, timestamp, mid?}`: one event of a purchase (`type`
 AUTHORIZATION, INCREMENTAL, REVERSAL, CLEARING, REFUND, DECLINE or EXPIRY; `transactionId` the
 event's own id, `authorizationId` the purchase's, common to all its events).
 """
@@ -245,6 +245,7 @@ class CardSimulation(Protocol):
         country: str | None = None,
         platform_decline: str | None = None,
         just_in_time: bool = False,
+        mid: str | None = None,
     ) -> ProviderCardTransaction:
         """The network's authorization after the platform's decision (`platform_decline` when
         the platform declined, `amount_minor` what it approved): the provider still declines

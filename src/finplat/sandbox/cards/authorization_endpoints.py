@@ -21,7 +21,7 @@ from finplat.cards.models import Card
 from finplat.cards.schemas import CardIdPath
 from finplat.cards.transactions import decision, service
 from finplat.cards.transactions.models import CardTransaction
-from finplat.cards.transactions.schemas import CardPurchase, RuleFired
+from finplat.cards.transactions.schemas import MID_PATTERN, CardPurchase, RuleFired
 from finplat.config import Settings
 from finplat.errors import ApiError, error_responses
 from finplat.http.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
@@ -74,6 +74,14 @@ class Authorization(RequestModel):
     )
     Country: Annotated[
         str | None, Field(pattern=r"^[A-Z]{2}$", description="Merchant country (ISO 3166).")
+    ] = None
+    Mid: Annotated[
+        str | None,
+        Field(
+            pattern=MID_PATTERN,
+            description="The acquirer's merchant id (MID) the network reports, which loyalty "
+            "matches to a merchant.",
+        ),
     ] = None
     PartialApproval: Annotated[
         bool,
@@ -174,6 +182,7 @@ async def cards_sandbox_authorize(
             mcc=body.Mcc,
             country=body.Country,
             partial_allowed=body.PartialApproval,
+            mid=body.Mid,
         ),
     )
     txn_id = decided.transaction.id
@@ -194,6 +203,7 @@ async def cards_sandbox_authorize(
                 country=body.Country,
                 platform_decline=None if decided.approved else decided.decline_reason,
                 just_in_time=decided.transaction.partner_decision is not None,
+                mid=body.Mid,
             ),
             idempotent=False,
         )

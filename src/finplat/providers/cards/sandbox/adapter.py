@@ -611,9 +611,10 @@ class SandboxCardProgram:
         country: str | None = None,
         platform_decline: str | None = None,
         just_in_time: bool = False,
+        mid: str | None = None,
     ) -> ProviderCardTransaction:
         await self.sim.enter(company_id, "authorize")
-        extra: dict[str, object] = {"mcc": mcc, "country": country}
+        extra: dict[str, object] = {"mcc": mcc, "country": country, "mid": mid}
         async with unit_of_work(self.factory) as session:
             # A merchant can still present a cancelled card: it is declined, `CARD_CANCELLED`.
             row = await self._row(session, company_id, card_id, exposed=False, lock=True)
