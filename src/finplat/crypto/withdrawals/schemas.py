@@ -48,15 +48,12 @@ class InitiateWithdrawalRequest(RequestModel):
 
 
 class ConfirmWithdrawalRequest(RequestModel):
-    model_config = ConfigDict(
-        json_schema_extra={"example": {"TransferId": "ctr_" + "0" * 24, "Code": "123456"}}
-    )
-
     TransferId: Annotated[str, Field(pattern=TRANSFER_ID_PATTERN)] = Field(
-        description="The withdrawal `initiate` answered."
+        examples=["ctr_" + "0" * 24], description="The withdrawal `initiate` answered."
     )
+    # A field example, as the vouchers' verify: a body example would show a code-shaped value.
     Code: Annotated[str, Field(pattern=r"^\s*[0-9]{6}\s*$")] = Field(
-        description="The six-digit code emailed to the user."
+        examples=["000000"], description="The six-digit code emailed to the user."
     )
 
 
