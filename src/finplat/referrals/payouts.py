@@ -92,8 +92,9 @@ async def pay(
         credit_card_id=card.id,
         credit_funding_key=claim.derived_key(card_funding.LOAD_STEP),
         updated_at=utcnow(),
+        voucher_valid_at=utcnow(),
     ):
-        raise RewardNotPayable()  # a parallel request is paying it
+        raise RewardNotPayable()  # a parallel request is paying it (or its voucher expired)
     claim.state[PAYING_STATE] = reward.id
     claim.recovery_point = idempotency.STARTED
     return await _credit(session, providers, await _reread(session, reward), claim)

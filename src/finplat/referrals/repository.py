@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, exists, func, select, update
+from sqlalchemy import and_, exists, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.cards.funding.models import CardFunding
@@ -161,8 +161,17 @@ class RewardRepository(CompanyRepository[ReferralReward]):
             stmt = stmt.where(ReferralReward.program_id == program_id)
         return await fetch_page(self.session, stmt, request)
 
-    async def move(self, reward_id: str, *, from_: Sequence[str], to: str, **values: Any) -> bool:
-        """Change the reward's stage if it is still in one of `from_` (exactly once)."""
+    async def move(
+        self,
+        reward_id: str,
+        *,
+        from_: Sequence[str],
+        to: str,
+        voucher_valid_at: datetime | None = None,
+        **values: Any,
+    ) -> bool:
+        """Change the reward's stage if it is still in one of `from_` (exactly once) and, with
+        `voucher_valid_at`, if its assigned voucher (if any) is still valid then."""
         stmt = (
             update(ReferralReward)
             .where(
@@ -173,6 +182,13 @@ class RewardRepository(CompanyRepository[ReferralReward]):
             .values(stage=to, **values)
             .execution_options(synchronize_session=False)
         )
+        if voucher_valid_at is not None:
+            stmt = stmt.where(
+                or_(
+                    ReferralReward.voucher_valid_until.is_(None),
+                    ReferralReward.voucher_valid_until > voucher_valid_at,
+                )
+            )
         result = await self.session.execute(stmt)
         return bool(result.rowcount)  # type: ignore[attr-defined]
 
