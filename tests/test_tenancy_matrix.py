@@ -21,7 +21,7 @@ import httpx
 import pytest
 from fastapi import FastAPI
 from sqlalchemy import select
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from finplat.db.models import metadata
 from finplat.errors import NotFound
@@ -73,6 +73,7 @@ class Seeded:
     referral_program_id: str  # A's referral programme
     referral_reward_id: str  # the welcome reward of `user_id`, referred by the card holder
     referral_boost_id: str  # a boost of the programme
+    referral_assignment_id: str  # the card holder's welcome reward, assigned as a voucher
     loyalty: SeededLoyalty | None = None  # a programme, a merchant with a MID, an import config
 
     @property
@@ -211,6 +212,7 @@ IDENTIFIERS: dict[str, tuple[Callable[[Seeded], Any], Any]] = {
     "programId": (lambda s: s.referral_program_id, "00000000-0000-4000-8000-000000000000"),
     "rewardId": (lambda s: s.referral_reward_id, "00000000-0000-4000-8000-000000000000"),
     "boostId": (lambda s: s.referral_boost_id, "00000000-0000-4000-8000-000000000000"),
+    "assignmentId": (lambda s: s.referral_assignment_id, "00000000-0000-4000-8000-000000000000"),
     "ReferrerUserId": (lambda s: s.card.user_id, MISSING_INT),
     "ReferredUserId": (lambda s: s.user_id, MISSING_INT),
     "loyaltyProgramId": (lambda s: s.seeded_loyalty.program_id, MISSING_INT),
@@ -248,6 +250,7 @@ CARD_PATHS = (
     "/api/v2/sandbox/cards/",
     "/api/v2/card-transactions",
     "/api/v2/vouchers/",
+    "/api/v2/users/{userId}/referrals/vouchers",
 )
 # Routes whose `{id}` is a voucher redemption's.
 REDEMPTION_PATHS = ("/api/v2/vouchers/redemptions/", "/api/v2/sandbox/vouchers/redemptions/")
@@ -661,7 +664,7 @@ async def snapshot(session: AsyncSession) -> dict[str, str]:
     return fingerprints
 
 
-async def seed(tenant: Tenant) -> Seeded:
+async def seed(tenant: Tenant, factory: async_sessionmaker[AsyncSession]) -> Seeded:
     client = tenant.client
     external = f"tenant-a-{uuid.uuid4().hex}"
     email = f"{external}@example.com"
@@ -697,7 +700,7 @@ async def seed(tenant: Tenant) -> Seeded:
         tenant.company_id,
         *await seed_vouchers(client, card),
         crypto,
-        *await seed_referrals(client, referrer=card.user_id, friend=user["Id"]),
+        *await seed_referrals(client, factory, referrer=card.user_id, friend=user["Id"]),
     )
     seeded.loyalty = await seed_loyalty(client)
     return seeded
@@ -761,18 +764,29 @@ async def seed_crypto(client: httpx.AsyncClient) -> SeededCrypto:
 
 
 async def seed_referrals(
-    client: httpx.AsyncClient, *, referrer: int, friend: int
-) -> tuple[str, str, str]:
-    """A referral programme, `friend` referred by `referrer` (a welcome reward waiting), a
-    boost of the programme and `friend` in its community."""
-    program = await referral_steps.configure(client)
+    client: httpx.AsyncClient,
+    factory: async_sessionmaker[AsyncSession],
+    *,
+    referrer: int,
+    friend: int,
+) -> tuple[str, str, str, str]:
+    """A referral programme delivering vouchers, `friend` referred by `referrer` (a welcome
+    reward waiting), a boost of the programme, `friend` in its community, and `referrer`
+    (approved) referred by a newcomer: their welcome reward released as an assigned voucher."""
+    program = await referral_steps.configure(client, DeliveryMode="VOUCHER", HoldDays=0)
     made = await referral_steps.refer(client, program["Id"], referrer, friend)
     assert made.status_code == 201, made.text
     (welcome,) = await referral_steps.rewards(client, friend)
     boost = await referral_steps.boost(client, program["Id"])
     enrolled = await referral_steps.enrol(client, program["Id"], friend)
     assert enrolled.status_code == 201, enrolled.text
-    return program["Id"], welcome["Id"], boost["Id"]
+    newcomer = (await client.post("/api/v2/users", json=user_payload())).json()
+    made = await referral_steps.refer(client, program["Id"], newcomer["Id"], referrer)
+    assert made.status_code == 201, made.text
+    await referral_steps.run_job(factory)
+    vouchers = await client.get(f"/api/v2/users/{referrer}/referrals/vouchers")
+    (assigned,) = vouchers.json()["Items"]
+    return program["Id"], welcome["Id"], boost["Id"], assigned["AssignmentId"]
 
 
 async def seed_vouchers(client: httpx.AsyncClient, card: SeededCard) -> tuple[str, str]:
@@ -897,11 +911,13 @@ async def run_matrix(
 
 
 async def test_another_company_gets_nothing_and_changes_nothing(
-    make_tenant: TenantFactory, session: AsyncSession
+    make_tenant: TenantFactory,
+    session: AsyncSession,
+    session_factory: async_sessionmaker[AsyncSession],
 ) -> None:
     a = await make_tenant(f"Tenant A {uuid.uuid4().hex[:8]}")
     b = await make_tenant("Tenant B")
-    seeded = await seed(a)
+    seeded = await seed(a, session_factory)
     document = (await a.client.get("/openapi.json")).json()
     calls = operations_with_identifiers(document)
     assert len(calls) >= 6  # the document really was walked
@@ -930,7 +946,10 @@ async def test_an_operation_the_matrix_cannot_seed_fails_it(app: FastAPI, tenant
 
 
 async def test_an_endpoint_that_ignores_tenancy_fails_the_matrix(
-    app: FastAPI, make_tenant: TenantFactory, session: AsyncSession
+    app: FastAPI,
+    make_tenant: TenantFactory,
+    session: AsyncSession,
+    session_factory: async_sessionmaker[AsyncSession],
 ) -> None:
     """A deliberately broken endpoint that reads a user without the company filter."""
     router = api_router()
@@ -947,7 +966,7 @@ async def test_an_endpoint_that_ignores_tenancy_fails_the_matrix(
 
     app.include_router(router)
     a, b = await make_tenant("Leaky A"), await make_tenant("Leaky B")
-    seeded = await seed(a)
+    seeded = await seed(a, session_factory)
     document = (await a.client.get("/openapi.json")).json()
     problems = await run_matrix(a, b, seeded, session, document)
     assert any(p.startswith("GET /api/v2/test-leaky-users/{userId}: B got (200") for p in problems)

@@ -10,6 +10,7 @@ from typing import Any
 import httpx
 import pytest
 from fastapi import FastAPI
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from finplat.http.rate_limit import ApiKeyRateLimiter
 from tests.conftest import TenantFactory
@@ -40,10 +41,10 @@ def answer(response: httpx.Response) -> tuple[int, Any]:
 
 
 async def test_an_unknown_user_is_404_user_not_found_wherever_the_id_appears(
-    make_tenant: TenantFactory,
+    make_tenant: TenantFactory, session_factory: async_sessionmaker[AsyncSession]
 ) -> None:
     tenant = await make_tenant()
-    seeded = await seed(tenant)
+    seeded = await seed(tenant, session_factory)
     document = (await tenant.client.get("/openapi.json")).json()
     calls = [c for c in operations_with_identifiers(document) if takes_a_user(c)]
     assert len(calls) >= 50  # the document really was walked

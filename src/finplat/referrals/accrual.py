@@ -19,7 +19,15 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from finplat.db.unit_of_work import unit_of_work
 from finplat.kit.clock import utcnow
-from finplat.referrals import boosts, community, computation, payouts, programs, repository
+from finplat.referrals import (
+    assigned_vouchers,
+    boosts,
+    community,
+    computation,
+    payouts,
+    programs,
+    repository,
+)
 from finplat.referrals.boosts import BOOST, BoostKind
 from finplat.referrals.levels import CommissionBasis, Level
 from finplat.referrals.models import ReferralProgram, ReferralRelationship
@@ -31,7 +39,7 @@ from finplat.referrals.repository import (
     RewardRepository,
     UnseenTopup,
 )
-from finplat.referrals.schemas import ProgramStatus
+from finplat.referrals.schemas import Delivery, ProgramStatus
 
 BATCH = 200
 QUALIFICATION = "QUALIFICATION"
@@ -44,7 +52,14 @@ async def run_once(
 ) -> dict[str, int]:
     """One pass over every company with a programme; `concurrency` top-ups are accrued at
     once (each in its own transaction)."""
-    counts = {"topups": 0, "clawed_back": 0, "welcomes_held": 0, "released": 0, "settled": 0}
+    counts = {
+        "topups": 0,
+        "clawed_back": 0,
+        "welcomes_held": 0,
+        "released": 0,
+        "settled": 0,
+        "vouchers_expired": 0,
+    }
     async with factory() as session:
         companies = await repository.companies_with_programs(session)
     gate = asyncio.Semaphore(concurrency)
@@ -66,6 +81,10 @@ async def run_once(
             counts["released"] += await _release_due(session, company_id)
         async with unit_of_work(factory) as session:
             counts["settled"] += await payouts.settle_paying(session, company_id=company_id)
+        async with unit_of_work(factory) as session:
+            counts["vouchers_expired"] += await assigned_vouchers.expire(
+                session, company_id=company_id
+            )
     return counts
 
 
@@ -339,9 +358,10 @@ async def _hold_approved_welcomes(session: AsyncSession, company_id: int) -> int
 
 async def _release_due(session: AsyncSession, company_id: int) -> int:
     rewards = RewardRepository(session, company_id)
+    program = await programs.current(session, company_id=company_id)
     now = utcnow()
     released = 0
-    for reward_id, amount_minor in await rewards.due_for_release(now):
+    for reward_id, amount_minor, delivery_mode in await rewards.due_for_release(now):
         if amount_minor == 0:
             moved = await rewards.move(
                 reward_id,
@@ -350,6 +370,15 @@ async def _release_due(session: AsyncSession, company_id: int) -> int:
                 released_at=now,
                 paid_at=now,
                 updated_at=now,
+            )
+        elif delivery_mode == Delivery.VOUCHER and program is not None:
+            moved = await rewards.move(
+                reward_id,
+                from_=("HELD",),
+                to="PAYABLE",
+                released_at=now,
+                updated_at=now,
+                **assigned_vouchers.assignment(now, program.voucher_claim_days),
             )
         else:
             moved = await rewards.move(

@@ -20,9 +20,19 @@ from finplat.idempotency.http import IdempotencyKeyHeader, claim_request
 from finplat.kit.money import from_minor
 from finplat.kit.pagination import PageParams
 from finplat.kit.schemas import UserIdPath
-from finplat.referrals import boosts, community, ledger, payouts, programs, relationships
+from finplat.referrals import (
+    assigned_vouchers,
+    boosts,
+    community,
+    ledger,
+    payouts,
+    programs,
+    relationships,
+)
 from finplat.referrals.schemas import (
     UUID_PATTERN,
+    AssignedVoucherPage,
+    AssignedVoucherResponse,
     CommunityEnrolment,
     CommunityMemberResponse,
     CommunityRevocation,
@@ -52,6 +62,7 @@ KEYS = (
 )
 ProgramIdPath = Path(pattern=UUID_PATTERN, description="The programme's `Id`.")
 RewardIdPath = Path(pattern=UUID_PATTERN, description="The reward's `Id`.")
+AssignmentIdPath = Path(pattern=UUID_PATTERN, description="The assigned voucher's `AssignmentId`.")
 BoostIdPath = Path(pattern=UUID_PATTERN, description="The boost's `Id`.")
 
 
@@ -280,6 +291,65 @@ async def pay_reward(
         session, company_id=principal.company_id, user_ids={reward.friend_user_id}
     )
     return ReferralRewardResponse.of(reward, names.get(reward.friend_user_id, ""))
+
+
+@router.get(
+    "/api/v2/users/{userId}/referrals/vouchers",
+    response_model=AssignedVoucherPage,
+    summary="The user's assigned vouchers",
+    description="Rewards of a programme delivering `VOUCHER`, each assigned to the user as a "
+    "voucher when released, oldest first: renderable in a partner-hosted experience (no code: "
+    "the voucher is the user's). `Status`: `ASSIGNED` (redeemable until `ValidUntil`), "
+    "`REDEEMING`, `REDEEMED` or `EXPIRED`.",
+    responses=error_responses(400, 404),
+)
+async def list_assigned_vouchers(
+    userId: UserIdPath, page: PageParams, session: DbSession, principal: CurrentPrincipal
+) -> AssignedVoucherPage:
+    rows = await assigned_vouchers.of_user(
+        session, company_id=principal.company_id, user_id=userId, page=page
+    )
+    return AssignedVoucherPage(
+        Items=[AssignedVoucherResponse.of(r) for r in rows.rows],
+        Page=page.page,
+        PageSize=page.page_size,
+        HasMore=rows.has_more,
+    )
+
+
+@router.post(
+    "/api/v2/users/{userId}/referrals/vouchers/{assignmentId}/redeem",
+    response_model=AssignedVoucherResponse,
+    summary="Redeem an assigned voucher onto the user's card",
+    description="Credits the voucher's `Amount` to `CardId` (the user's card in its currency, "
+    "else 404 / 409 `REFERRAL_REWARD_CARD_MISMATCH`) from the company's rewards account, "
+    "without a fee; its reward is then `PAID`. Once only (409 `REFERRAL_REWARD_NOT_PAYABLE`); "
+    "after `ValidUntil` 409 `REFERRAL_VOUCHER_EXPIRED` (the reward is cancelled); too little in "
+    "the rewards account is 409 `REFERRAL_REWARDS_FUNDING_INSUFFICIENT` and nothing changes. "
+    "Safe to retry with `Idempotency-Key`.",
+    responses=error_responses(400, 404, 409, 503),
+)
+async def redeem_assigned_voucher(
+    userId: UserIdPath,
+    body: ReferralRewardPayment,
+    request: Request,
+    providers: CurrentProviders,
+    session: DbSession,
+    principal: CurrentPrincipal,
+    assignmentId: str = AssignmentIdPath,
+    idempotency_key: IdempotencyKeyHeader = None,
+) -> AssignedVoucherResponse:
+    claim = await claim_request(request, session, principal, idempotency_key)
+    reward = await assigned_vouchers.redeem(
+        session,
+        providers,
+        company_id=principal.company_id,
+        user_id=userId,
+        assignment_id=assignmentId,
+        card_id=body.CardId,
+        claim=claim,
+    )
+    return AssignedVoucherResponse.of(reward)
 
 
 # ---------------------------------------------------------------------------------- boosts

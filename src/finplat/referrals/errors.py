@@ -54,3 +54,18 @@ class RewardsFundingShort(ApiError):
     status = 409
     code = "REFERRAL_REWARDS_FUNDING_INSUFFICIENT"
     message = "The company's rewards account holds too little to pay this reward."
+
+
+class RewardDeliveredAsVoucher(Conflict):
+    code = "REFERRAL_REWARD_DELIVERED_AS_VOUCHER"
+    message = "The reward is delivered as an assigned voucher: redeem the voucher."
+
+
+class AssignedVoucherNotFound(NotFound):
+    code = "REFERRAL_VOUCHER_NOT_FOUND"
+    message = "No assigned voucher with that id for that user."
+
+
+class AssignedVoucherExpired(Conflict):
+    code = "REFERRAL_VOUCHER_EXPIRED"
+    message = "The assigned voucher expired unredeemed."

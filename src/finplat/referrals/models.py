@@ -106,6 +106,9 @@ class ReferralReward(CompanyOwned, Timestamped, Base):
         ),
         Index("ix_referral_rewards_beneficiary", "company_id", "beneficiary_user_id", "id"),
         Index("ix_referral_rewards_stage", "stage", "held_until"),
+        # A reward delivered as a voucher is assigned once: its voucher and assignment ids.
+        Index("ux_referral_rewards_voucher", "voucher_id", unique=True),
+        Index("ux_referral_rewards_assignment", "voucher_assignment_id", unique=True),
     )
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True)  # a UUID
@@ -145,6 +148,12 @@ class ReferralReward(CompanyOwned, Timestamped, Base):
     released_at: Mapped[datetime | None] = mapped_column(default=None)
     cancelled_at: Mapped[datetime | None] = mapped_column(default=None)
     paid_at: Mapped[datetime | None] = mapped_column(default=None)
+    # Delivery `VOUCHER`: the voucher assigned to the beneficiary when the reward was released
+    # (set by the same conditional UPDATE that made it `PAYABLE`, so exactly once).
+    voucher_id: Mapped[str | None] = mapped_column(String(36), default=None)
+    voucher_assignment_id: Mapped[str | None] = mapped_column(String(36), default=None)
+    voucher_assigned_at: Mapped[datetime | None] = mapped_column(default=None)
+    voucher_valid_until: Mapped[datetime | None] = mapped_column(default=None)
 
 
 class ReferralTopupSeen(CompanyOwned, Base):

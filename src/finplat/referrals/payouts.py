@@ -27,6 +27,7 @@ from finplat.providers.errors import ProviderRejected
 from finplat.providers.registry import Providers
 from finplat.referrals.errors import (
     RewardCardMismatch,
+    RewardDeliveredAsVoucher,
     RewardNotFound,
     RewardNotPayable,
     RewardsFundingShort,
@@ -56,7 +57,10 @@ async def pay(
     reward_id: str,
     card_id: int,
     claim: Claim,
+    delivery: str = "CARD_CREDIT",
 ) -> ReferralReward:
+    """Pay the reward by `delivery`: a reward delivered as a voucher is paid only by
+    redeeming its voucher (`finplat.referrals.assigned_vouchers`)."""
     await users.get_user(session, company_id=company_id, user_id=user_id)
     rewards = RewardRepository(session, company_id)
     if claim.resumed and PAYING_STATE in claim.state:
@@ -70,6 +74,8 @@ async def pay(
             return reward
         return await _credit(session, providers, reward, claim)
     reward = await reward_of(session, company_id=company_id, user_id=user_id, reward_id=reward_id)
+    if reward.delivery_mode != delivery:
+        raise RewardDeliveredAsVoucher()
     if reward.stage != "PAYABLE":
         raise RewardNotPayable(f"The reward is {reward.stage}; only a PAYABLE reward is paid.")
     card = await find_card(session, company_id=company_id, card_id=card_id, user_id=user_id)
@@ -86,8 +92,9 @@ async def pay(
         credit_card_id=card.id,
         credit_funding_key=claim.derived_key(card_funding.LOAD_STEP),
         updated_at=utcnow(),
+        voucher_valid_at=utcnow(),
     ):
-        raise RewardNotPayable()  # a parallel request is paying it
+        raise RewardNotPayable()  # a parallel request is paying it (or its voucher expired)
     claim.state[PAYING_STATE] = reward.id
     claim.recovery_point = idempotency.STARTED
     return await _credit(session, providers, await _reread(session, reward), claim)

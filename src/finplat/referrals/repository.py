@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, exists, func, select, update
+from sqlalchemy import and_, exists, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.cards.funding.models import CardFunding
@@ -161,8 +161,17 @@ class RewardRepository(CompanyRepository[ReferralReward]):
             stmt = stmt.where(ReferralReward.program_id == program_id)
         return await fetch_page(self.session, stmt, request)
 
-    async def move(self, reward_id: str, *, from_: Sequence[str], to: str, **values: Any) -> bool:
-        """Change the reward's stage if it is still in one of `from_` (exactly once)."""
+    async def move(
+        self,
+        reward_id: str,
+        *,
+        from_: Sequence[str],
+        to: str,
+        voucher_valid_at: datetime | None = None,
+        **values: Any,
+    ) -> bool:
+        """Change the reward's stage if it is still in one of `from_` (exactly once) and, with
+        `voucher_valid_at`, if its assigned voucher (if any) is still valid then."""
         stmt = (
             update(ReferralReward)
             .where(
@@ -173,6 +182,13 @@ class RewardRepository(CompanyRepository[ReferralReward]):
             .values(stage=to, **values)
             .execution_options(synchronize_session=False)
         )
+        if voucher_valid_at is not None:
+            stmt = stmt.where(
+                or_(
+                    ReferralReward.voucher_valid_until.is_(None),
+                    ReferralReward.voucher_valid_until > voucher_valid_at,
+                )
+            )
         result = await self.session.execute(stmt)
         return bool(result.rowcount)  # type: ignore[attr-defined]
 
@@ -254,13 +270,46 @@ class RewardRepository(CompanyRepository[ReferralReward]):
         )
         return [HeldReward(*row) for row in (await self.session.execute(stmt)).all()]
 
-    async def due_for_release(self, now: datetime) -> Sequence[tuple[str, int]]:
-        stmt = select(ReferralReward.id, ReferralReward.amount_minor).where(
+    async def due_for_release(self, now: datetime) -> Sequence[tuple[str, int, str]]:
+        stmt = select(
+            ReferralReward.id, ReferralReward.amount_minor, ReferralReward.delivery_mode
+        ).where(
             ReferralReward.company_id == self.company_id,
             ReferralReward.stage == "HELD",
             ReferralReward.held_until <= now,
         )
-        return [(r, a) for r, a in (await self.session.execute(stmt)).all()]
+        return [(r, a, d) for r, a, d in (await self.session.execute(stmt)).all()]
+
+    async def by_assignment(self, assignment_id: str) -> ReferralReward | None:
+        stmt = (
+            self.scoped()
+            .where(ReferralReward.voucher_assignment_id == assignment_id)
+            .execution_options(populate_existing=True)
+        )
+        found: ReferralReward | None = (await self.session.execute(stmt)).scalar_one_or_none()
+        return found
+
+    async def assigned_vouchers(
+        self, user_id: int, request: PageRequest
+    ) -> PageSlice[ReferralReward]:
+        stmt = (
+            self.scoped()
+            .where(
+                ReferralReward.beneficiary_user_id == user_id,
+                ReferralReward.voucher_assignment_id.is_not(None),
+            )
+            .order_by(ReferralReward.voucher_assigned_at, ReferralReward.id)
+        )
+        return await fetch_page(self.session, stmt, request)
+
+    async def vouchers_expired(self, now: datetime) -> Sequence[str]:
+        """Rewards whose assigned voucher ran out unredeemed."""
+        stmt = select(ReferralReward.id).where(
+            ReferralReward.company_id == self.company_id,
+            ReferralReward.stage == "PAYABLE",
+            ReferralReward.voucher_valid_until <= now,
+        )
+        return list((await self.session.execute(stmt)).scalars())
 
 
 @dataclass(frozen=True, slots=True)

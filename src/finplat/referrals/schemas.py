@@ -40,6 +40,7 @@ class ProgramStatus(StrEnum):
 
 class Delivery(StrEnum):
     CARD_CREDIT = "CARD_CREDIT"
+    VOUCHER = "VOUCHER"  # an assigned voucher the beneficiary redeems onto their card
 
 
 Months = Annotated[int, Field(ge=1, le=120), BeforeValidator(json_integer)]
@@ -351,7 +352,7 @@ class ReferralRewardResponse(ResponseModel):
             Status=status,
             Stage=row.stage,
             CreditId=row.credit_id,
-            VoucherId=None,
+            VoucherId=row.voucher_id,
             FriendAlias=friend_alias,
             OccurredAt=row.occurred_at,
             CreatedAt=row.created_at,
@@ -365,6 +366,84 @@ class ReferralRewardResponse(ResponseModel):
 
 class ReferralRewardPage(ResponseModel):
     Items: list[ReferralRewardResponse]
+    Page: int
+    PageSize: int
+    HasMore: bool
+
+
+class AssignedVoucherRedemptionResponse(ResponseModel):
+    CardId: int
+    CreditId: str = Field(json_schema_extra={"format": "uuid"})
+    RedeemedAt: datetime | None = Field(description="Null while the card credit is in progress.")
+
+
+class AssignedVoucherResponse(ResponseModel):
+    AssignmentId: str = Field(json_schema_extra={"format": "uuid"})
+    VoucherId: str = Field(json_schema_extra={"format": "uuid"})
+    Name: str
+    Amount: DecimalAmount
+    Currency: str
+    Status: str = Field(examples=["ASSIGNED", "REDEEMING", "REDEEMED", "EXPIRED"])
+    Source: str = Field(examples=["REFERRAL_REWARD"])
+    ReferralCommissionId: str = Field(
+        json_schema_extra={"format": "uuid"}, description="The reward's `Id`."
+    )
+    AssignedAt: datetime
+    ValidUntil: datetime
+    Redemption: AssignedVoucherRedemptionResponse | None
+    ReferralProgramId: str | None = Field(default=None, json_schema_extra={"format": "uuid"})
+
+    @classmethod
+    def of(cls, row: ReferralReward) -> AssignedVoucherResponse:
+        assert row.voucher_id is not None
+        assert row.voucher_assignment_id is not None
+        assert row.voucher_assigned_at is not None
+        assert row.voucher_valid_until is not None
+        redemption = None
+        if row.credit_id is not None and row.credit_card_id is not None:
+            redemption = AssignedVoucherRedemptionResponse(
+                CardId=row.credit_card_id, CreditId=row.credit_id, RedeemedAt=row.paid_at
+            )
+        return cls(
+            AssignmentId=row.voucher_assignment_id,
+            VoucherId=row.voucher_id,
+            Name=VOUCHER_NAMES.get(row.event_type, "Referral reward"),
+            Amount=from_minor(row.amount_minor, row.currency),
+            Currency=row.currency,
+            Status=assignment_status(row),
+            Source="REFERRAL_REWARD",
+            ReferralCommissionId=row.id,
+            AssignedAt=row.voucher_assigned_at,
+            ValidUntil=row.voucher_valid_until,
+            Redemption=redemption,
+            ReferralProgramId=row.program_id,
+        )
+
+
+VOUCHER_NAMES = {
+    "WELCOME": "Referral welcome reward",
+    "QUALIFICATION": "Referral qualification reward",
+    "TOPUP": "Referral commission",
+    "BOOST": "Referral boost award",
+    "COMMUNITY_L2": "Community commission",
+    "COMMUNITY_L3": "Community commission",
+}
+
+
+def assignment_status(row: ReferralReward) -> str:
+    if row.stage == "PAID":
+        return "REDEEMED"
+    if row.stage == "PAYING":
+        return "REDEEMING"
+    if row.stage == "CANCELLED" or (
+        row.voucher_valid_until is not None and row.voucher_valid_until <= utcnow()
+    ):
+        return "EXPIRED"
+    return "ASSIGNED"
+
+
+class AssignedVoucherPage(ResponseModel):
+    Items: list[AssignedVoucherResponse]
     Page: int
     PageSize: int
     HasMore: bool
