@@ -33,8 +33,9 @@ UNLOAD_BUDGET = (26, 4)
 # A sandbox authorization is now two requests' work (issue 32): the real-time decision (the hold)
 # and the provider's `card.transaction` callback through the inbound path (its log row, the
 # event, the delivery's bookkeeping), which a real provider sends as a request of its own. It
-# no longer clears the purchase (that is `.../clear`).
-AUTHORIZATION_BUDGET = (54, 8)
+# no longer clears the purchase (that is `.../clear`). Partner-hosted balances added the read of
+# the company's partner configuration, in the decision and again before the decline fee (56).
+AUTHORIZATION_BUDGET = (56, 8)
 
 
 @dataclass

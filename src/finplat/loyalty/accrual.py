@@ -28,6 +28,11 @@ from finplat.loyalty.service import find_program
 
 async def on_card_transaction(session: AsyncSession, txn: CardTransaction) -> None:
     """Every event of a purchase: match it once, then keep its points to what it paid."""
+    if txn.cleared_minor == 0:
+        # Points follow what was paid, and nothing is paid before a clearing (a refund needs
+        # one first): an authorization, an increment or a reversal never changes an award, so
+        # the card's decision path does not even look for one.
+        return
     awards = AwardRepository(session, txn.company_id)
     award = await awards.of_card_transaction(txn.id)
     if award is None:
