@@ -32,6 +32,12 @@ Loaded by the schemathesis CLI through SCHEMATHESIS_HOOKS=tests.fuzz.hooks.
   takes any decimals the document allows (USDC); a validity window that does not end after
   it starts loses its end, and an aggregate cap below the value is left out (the
   descriptions say so; JSON Schema cannot compare two fields).
+* rules the descriptions state across fields or with the clock: a referral boost ends after
+  it starts and carries the fields of its `Kind` only; a community membership expires in the
+  future; a loyalty programme's rate is the one its `PointsRule` names; a partner-hosted
+  configuration carries its `ApiKey` (required the first time); a referral programme's levels
+  start at 0, increase, have unique codes and whole amounts; a wallet withdrawal's
+  destination is an address of its `ChainId`; a loyalty import is a real CSV file.
 Everything else, including the decimals an amount may have in its currency, is in the
 document itself.
 """
@@ -49,6 +55,8 @@ import schemathesis
 from hypothesis import strategies as st
 
 from finplat.kit.fields import SAFE_TEXT_PATTERN
+from finplat.providers.crypto import addresses
+from finplat.providers.crypto.port import Chain
 from tests.documents import samples
 
 VALID_PHONES = sorted(
@@ -176,12 +184,161 @@ def _voucher_terms(body: dict[str, Any]) -> dict[str, Any]:
     return body
 
 
+schemathesis.openapi.format(
+    "membership-expiry",
+    st.integers(min_value=1, max_value=365).map(
+        lambda days: (datetime.now(UTC) + timedelta(days=days)).isoformat()
+    ),
+)
+# A loyalty import with the header line only: well-formed, imports nothing.
+schemathesis.openapi.format(
+    "transactions-csv", st.just("TransactionId,UserId,Mid,Amount,Currency,OccurredAt\n")
+)
+
+
+def _number(value: Any) -> bool:
+    return value is None or (isinstance(value, int | float) and not isinstance(value, bool))
+
+
+def _boost_terms(body: dict[str, Any]) -> dict[str, Any]:
+    body = dict(body)
+    starts, ends = body.get("StartsAt"), body.get("EndsAt")
+    if isinstance(starts, str) and isinstance(ends, str):
+        try:
+            start = datetime.fromisoformat(starts)
+            if datetime.fromisoformat(ends) <= start:
+                body["EndsAt"] = (start + timedelta(days=30)).isoformat()
+        except (TypeError, ValueError, OverflowError):
+            pass  # not a date-time: the body is invalid anyway
+    kind = body.get("Kind")
+    own, other = (
+        (("Multiplier",), ("QualifiedFriendCount", "MilestoneAmount"))
+        if kind == "MULTIPLIER"
+        else (
+            ("QualifiedFriendCount", "MilestoneAmount"),
+            ("Multiplier", "MaximumIncrementalReward"),
+        )
+    )
+    if kind not in ("MULTIPLIER", "MILESTONE"):
+        return body
+    for name in other:
+        if name in body and _number(body[name]):
+            del body[name]
+    for name in own:
+        if body.get(name) is None:
+            body[name] = 2
+    return body
+
+
+def _future(body: dict[str, Any], name: str) -> dict[str, Any]:
+    value = body.get(name)
+    if isinstance(value, str):
+        try:
+            if datetime.fromisoformat(value) <= datetime.now(UTC):
+                return {**body, name: (datetime.now(UTC) + timedelta(days=365)).isoformat()}
+        except (TypeError, ValueError):
+            pass
+    return body
+
+
+def _points_rule(body: dict[str, Any], *, creating: bool) -> dict[str, Any]:
+    rule = body.get("PointsRule", "PER_CURRENCY_UNIT" if creating else None)
+    if rule not in ("PER_CURRENCY_UNIT", "PER_TRANSACTION"):
+        return body  # the stored rule decides (a mismatch with it is a 409)
+    own, other = (
+        ("PointsPerUnit", "PointsPerTransaction")
+        if rule == "PER_CURRENCY_UNIT"
+        else ("PointsPerTransaction", "PointsPerUnit")
+    )
+    body = dict(body)
+    if other in body and _number(body[other]):
+        del body[other]
+    if body.get(own) is None:
+        body[own] = 1
+    return body
+
+
+def _partner_key(body: dict[str, Any]) -> dict[str, Any]:
+    hosted = body.get("PartnerHosted")
+    if isinstance(hosted, dict) and hosted.get("ApiKey") is None:
+        return {**body, "PartnerHosted": {**hosted, "ApiKey": "fuzz-partner-key"}}
+    return body
+
+
+def _destination(body: dict[str, Any]) -> dict[str, Any]:
+    chain, address = body.get("ChainId"), body.get("DestinationAddress")
+    if chain not in {c.value for c in Chain} or not isinstance(address, str):
+        return body
+    if not 1 <= len(address) <= 64:
+        return body  # invalid by the schema already
+    return {**body, "DestinationAddress": addresses.encode(Chain(chain), bytes(range(1, 21)))}
+
+
+def _whole(value: Any) -> Any:
+    """A valid amount as a whole number: whole units have no decimals too many in any
+    currency."""
+    if isinstance(value, float) and value >= 0:
+        return int(value)
+    return value
+
+
+def _program_levels(body: dict[str, Any]) -> dict[str, Any]:
+    levels = body.get("Levels")
+    if not isinstance(levels, list) or not all(isinstance(each, dict) for each in levels):
+        return body
+    seen: set[str] = set()
+    ladder = []
+    for index, level in enumerate(levels):
+        level = dict(level)
+        if _number(level.get("Threshold")) and level.get("Threshold") is not None:
+            level["Threshold"] = index  # the first 0, then increasing
+        for name in ("WelcomeReward", "QualificationReward"):
+            level[name] = _whole(level.get(name))
+        code = level.get("Code")
+        if isinstance(code, str) and code in seen:
+            level["Code"] = f"L{index}"
+        if isinstance(code, str):
+            seen.add(level["Code"])
+        ladder.append(level)
+    body = {**body, "Levels": ladder}
+    if "QualifyingTopupMinimum" in body:
+        body["QualifyingTopupMinimum"] = _whole(body["QualifyingTopupMinimum"])
+    return body
+
+
+BOOSTS = "/api/v2/referrals/programs/{programId}/boosts"
+PROGRAM = "/api/v2/admin/referrals/program"
+COMMUNITY = "/api/v2/referrals/programs/{programId}/community/members"
+LOYALTY_PROGRAMS = "/api/v2/loyalty/programs"
+LOYALTY_PROGRAM = "/api/v2/loyalty/programs/{programId}"
+CONFIGURATION = "/api/v2/company/configuration"
+WITHDRAWAL = "/api/v2/crypto-virtual-accounts/bankprov-to-wallet/initiate"
+
+
+def _cross_field(path: str, method: str, body: dict[str, Any]) -> dict[str, Any]:
+    if path == PROGRAM and method == "PUT":
+        return _program_levels(body)
+    if path == BOOSTS and method == "POST":
+        return _boost_terms(body)
+    if path == COMMUNITY and method == "POST":
+        return _future(body, "ExpiresAt")
+    if path in (LOYALTY_PROGRAMS, LOYALTY_PROGRAM):
+        return _points_rule(body, creating=path == LOYALTY_PROGRAMS)
+    if path == CONFIGURATION:
+        return _partner_key(body)
+    if path == WITHDRAWAL:
+        return _destination(body)
+    return body
+
+
 @schemathesis.hook
 def map_body(ctx: schemathesis.HookContext, body: Any) -> Any:
     body = _integers(body)
     operation = ctx.operation
     if operation is not None and VOUCHER_TERMS.match(operation.path) and isinstance(body, dict):
         return _voucher_terms(body)
+    if operation is not None and isinstance(body, dict):
+        body = _cross_field(operation.path, operation.method.upper(), body)
     if (
         operation is not None
         and KYC_REQUEST.match(operation.path)

@@ -89,7 +89,7 @@ async def test_auto_assign_of_an_assigned_purchase_to_another_programme_is_a_pro
     response = await api.post(
         AUTO_ASSIGN, json={"CardTransactionId": held["CardTransactionId"], "ProgramId": other["Id"]}
     )
-    assert_problem(response, 400, "ALREADY_ASSIGNED")
+    assert_problem(response, 409, "ALREADY_ASSIGNED")
     assert await points(api, card["UserId"]) == 20
 
 
@@ -99,7 +99,7 @@ async def test_auto_assign_of_a_purchase_matching_no_merchant_is_a_problem(
     card = await member_card(api)
     held = await cleared_purchase(api, card, 10, new_mid())
     response = await api.post(AUTO_ASSIGN, json={"CardTransactionId": held["CardTransactionId"]})
-    body = assert_problem(response, 400, "NO_MATCHING_MERCHANT")
+    body = assert_problem(response, 409, "NO_MATCHING_MERCHANT")
     assert body["type"] == "urn:finplat:problem:no-matching-merchant"
 
 

@@ -32,19 +32,36 @@ async def test_a_programme_is_created_read_listed_and_updated(api: httpx.AsyncCl
     assert (body["Status"], body["Name"]) == ("INACTIVE", "Rewards")
 
 
-async def test_a_rule_without_its_rate_or_with_the_other_rate_is_400(
-    api: httpx.AsyncClient,
-) -> None:
-    without = await api.post(
+async def test_a_rule_without_its_rate_takes_one_point(api: httpx.AsyncClient) -> None:
+    created = await api.post(
         f"{LOYALTY}/programs", json={"Name": "R", "PointsRule": "PER_TRANSACTION"}
     )
-    both = await api.post(
+    assert created.status_code == 201, created.text
+    assert created.json()["PointsPerTransaction"] == 1
+
+
+async def test_the_other_rules_rate_is_left_aside(api: httpx.AsyncClient) -> None:
+    created = await api.post(
         f"{LOYALTY}/programs",
-        json={"Name": "R", "PointsPerUnit": 1, "PointsPerTransaction": 5},
+        json={"Name": "R", "PointsPerUnit": 3, "PointsPerTransaction": 5},
     )
-    assert (without.status_code, without.json()["Code"]) == (400, "INVALID_POINTS_RULE")
-    assert (both.status_code, both.json()["Code"]) == (400, "INVALID_POINTS_RULE")
-    assert (await api.get(f"{LOYALTY}/programs")).json()["Items"] == []
+    assert created.status_code == 201, created.text
+    body = created.json()
+    assert (body["PointsRule"], body["PointsPerUnit"], body["PointsPerTransaction"]) == (
+        "PER_CURRENCY_UNIT",
+        3,
+        None,
+    )
+
+
+async def test_patching_only_the_rate_the_stored_rule_does_not_use_is_409(
+    api: httpx.AsyncClient,
+) -> None:
+    created = (await api.post(f"{LOYALTY}/programs", json={"Name": "R"})).json()
+    changed = await api.patch(
+        f"{LOYALTY}/programs/{created['Id']}", json={"PointsPerTransaction": 5}
+    )
+    assert (changed.status_code, changed.json()["Code"]) == (409, "POINTS_RULE_CONFLICT")
 
 
 async def test_a_merchant_is_created_with_its_mids_and_takes_more(api: httpx.AsyncClient) -> None:

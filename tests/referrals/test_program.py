@@ -101,7 +101,7 @@ async def test_an_unknown_delivery_mode_is_400(api: httpx.AsyncClient) -> None:
 async def test_the_payout_currency_is_fixed_once_set(api: httpx.AsyncClient) -> None:
     await configure(api)
     response = await api.put(PROGRAM, json=terms(PayoutCurrency="EUR"))
-    assert response.status_code == 400
+    assert (response.status_code, response.json()["Code"]) == (409, "PAYOUT_CURRENCY_FIXED")
     assert (await program(api))["PayoutCurrency"] == "USD"
 
 

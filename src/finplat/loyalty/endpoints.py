@@ -62,8 +62,8 @@ ProgramIdQuery = Annotated[
     description="A programme awards points per matched card purchase: `PER_CURRENCY_UNIT` "
     "(`PointsPerUnit` points per whole unit paid, rounded down; the default rule) or "
     "`PER_TRANSACTION` (`PointsPerTransaction` per purchase paid). Points follow what was "
-    "paid (cleared less refunded). The rule's own rate is required and the other one "
-    "refused: 400 `INVALID_POINTS_RULE`.",
+    "paid (cleared less refunded). The rule's own rate defaults to 1; the other rule's rate "
+    "is not the programme's and is left aside.",
     responses=error_responses(400),
 )
 async def loyalty_programs_create(
@@ -108,8 +108,10 @@ async def loyalty_programs_read(
     description="Changes what is sent (null leaves a field as it is). `Status` `INACTIVE` "
     "stops new purchases from being assigned to it. A new rule or rate applies to purchases "
     "assigned from now on; awards already made keep the rule they were made under, so a "
-    "refund takes back exactly what was given.",
-    responses=error_responses(400, 404),
+    "refund takes back exactly what was given. A new `PointsRule` without its rate takes 1 "
+    "(the stored rate when the rule stays); without `PointsRule`, only a rate the stored rule "
+    "does not use is 409 `POINTS_RULE_CONFLICT`.",
+    responses=error_responses(400, 404, 409),
 )
 async def loyalty_programs_update(
     programId: ProgramIdPath,
@@ -338,11 +340,11 @@ async def loyalty_import_configs_read(
     summary="Assign a card transaction to a loyalty programme (legacy)",
     description="Legacy-compatible; errors are problem details (`application/problem+json`). "
     "Assigns the card purchase `CardTransactionId` to `ProgramId`, or without it to the "
-    "programme of the merchant whose MID the purchase carries (none: 400 "
+    "programme of the merchant whose MID the purchase carries (none: 409 "
     "`NO_MATCHING_MERCHANT`). It earns points on what it paid, now and at every later event. "
-    "Assigning it again answers the same award; to another programme is 400 "
-    "`ALREADY_ASSIGNED`; an inactive programme 400 `LOYALTY_PROGRAM_INACTIVE`.",
-    responses=problem_responses(400, 404),
+    "Assigning it again answers the same award; to another programme is 409 "
+    "`ALREADY_ASSIGNED`; an inactive programme 409 `LOYALTY_PROGRAM_INACTIVE`.",
+    responses=problem_responses(400, 404, 409),
 )
 async def loyalty_auto_assign_card_transaction(
     body: CardTransactionAssign, session: DbSession, principal: CurrentPrincipal
@@ -369,15 +371,16 @@ async def loyalty_auto_assign_card_transaction(
     "earns points under the configuration's programme at the merchant of its MID. A "
     "`TransactionId` already imported under the configuration with the same values is left "
     "as it is (importing a file again changes nothing); with other values it is a bad row.",
-    responses=problem_responses(400, 404, 413, 415),
+    responses=problem_responses(400, 404, 409, 413, 415),
     openapi_extra=multipart.request_body(
         ImportUploadForm,
         files={
             FILE_FIELD: {
                 "type": "string",
-                "format": "binary",
-                "contentMediaType": "text/csv",
-                "description": "The CSV file.",
+                # Named so the fuzz hooks send real CSV: arbitrary bytes are a bad file.
+                "format": "transactions-csv",
+                "contentMediaType": "application/octet-stream",
+                "description": "The CSV file: the header line, then one row per transaction.",
             }
         },
         required_files=[FILE_FIELD],

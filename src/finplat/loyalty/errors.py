@@ -30,26 +30,26 @@ class MidInUse(Conflict):
     message = "This MID already belongs to a merchant of the company."
 
 
-class InvalidPointsRule(ApiError):
-    status = 400
-    code = "INVALID_POINTS_RULE"
-    message = "The points rule is not valid."
+class PointsRuleConflict(ApiError):
+    status = 409
+    code = "POINTS_RULE_CONFLICT"
+    message = "The rate sent is not the one the programme's points rule uses: send PointsRule too."
 
 
 class ProgramInactive(ApiError):
-    status = 400
+    status = 409
     code = "LOYALTY_PROGRAM_INACTIVE"
     message = "The loyalty programme is inactive: nothing new is assigned to it."
 
 
 class NoMatchingMerchant(ApiError):
-    status = 400
+    status = 409
     code = "NO_MATCHING_MERCHANT"
     message = "The card transaction's MID matches no merchant: name the programme."
 
 
 class AlreadyAssigned(ApiError):
-    status = 400
+    status = 409
     code = "ALREADY_ASSIGNED"
     message = "The card transaction is already assigned to another loyalty programme."
 

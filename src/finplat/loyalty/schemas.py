@@ -6,10 +6,10 @@ from datetime import datetime
 from typing import Annotated, Literal
 
 from fastapi import Path
-from pydantic import ConfigDict, Field
+from pydantic import BeforeValidator, ConfigDict, Field
 
 from finplat.cards.transactions.schemas import MID_PATTERN
-from finplat.kit.fields import CountryCode, SafeText, WholeNumber
+from finplat.kit.fields import CountryCode, SafeText, json_integer
 from finplat.kit.money import DecimalAmount, from_minor
 from finplat.kit.schemas import MAX_ID, PARAMETER_ID, BodyId, RequestModel, ResponseModel
 from finplat.loyalty.imports import ImportResult
@@ -41,7 +41,7 @@ MidText = Annotated[
 ]
 StatusText = Annotated[LoyaltyProgramStatus, Field(strict=False)]
 RuleText = Annotated[RuleKind, Field(strict=False)]
-Rate = Annotated[WholeNumber, Field(ge=1, le=1_000_000)]
+Rate = Annotated[int, Field(ge=1, le=1_000_000), BeforeValidator(json_integer)]
 
 
 class ProgramCreate(RequestModel):

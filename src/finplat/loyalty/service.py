@@ -12,10 +12,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from finplat.kit.clock import utcnow
 from finplat.loyalty.errors import (
     ImportConfigNotFound,
-    InvalidPointsRule,
     MerchantNotFound,
     MidInUse,
     MidNotFound,
+    PointsRuleConflict,
     ProgramNotFound,
 )
 from finplat.loyalty.models import (
@@ -47,20 +47,15 @@ class ProgramTerms:
     points_per_transaction: int | None = None
 
 
-def _rate(rule: PointsRule, terms: ProgramTerms) -> int:
-    """The rate of the rule: the field that goes with it, and only that one."""
-    wanted, other = (
-        (terms.points_per_unit, terms.points_per_transaction)
-        if rule is PointsRule.PER_CURRENCY_UNIT
-        else (terms.points_per_transaction, terms.points_per_unit)
-    )
-    field = "PointsPerUnit" if rule is PointsRule.PER_CURRENCY_UNIT else "PointsPerTransaction"
-    wrong = "PointsPerTransaction" if rule is PointsRule.PER_CURRENCY_UNIT else "PointsPerUnit"
-    if other is not None:
-        raise InvalidPointsRule(validation_errors={wrong: [f"Not used by {rule.value}."]})
-    if wanted is None:
-        raise InvalidPointsRule(validation_errors={field: [f"Required by {rule.value}."]})
-    return wanted
+DEFAULT_RATE = 1
+
+
+def _rate(rule: PointsRule, terms: ProgramTerms) -> int | None:
+    """The rate the rule uses, as sent (None: not sent). The other rule's rate is not the
+    programme's and is left aside: a client may send both and switch rules by `PointsRule`."""
+    if rule is PointsRule.PER_CURRENCY_UNIT:
+        return terms.points_per_unit
+    return terms.points_per_transaction
 
 
 async def create_program(
@@ -72,7 +67,7 @@ async def create_program(
             name=terms.name,
             status=(terms.status or LoyaltyProgramStatus.ACTIVE).value,
             points_rule=rule.value,
-            points_rate=_rate(rule, terms),
+            points_rate=_rate(rule, terms) or DEFAULT_RATE,
         )
     )
 
@@ -103,8 +98,20 @@ async def update_program(
     changes_rate = terms.points_per_unit is not None or terms.points_per_transaction is not None
     if terms.points_rule is not None or changes_rate:
         rule = terms.points_rule or PointsRule(program.points_rule)
+        rate = _rate(rule, terms)
+        if rate is None and terms.points_rule is None:
+            # Only the other rule's rate came, and the stored rule, not the request, makes it
+            # the wrong one: a conflict with state.
+            field = (
+                "PointsPerUnit" if rule is PointsRule.PER_CURRENCY_UNIT else "PointsPerTransaction"
+            )
+            raise PointsRuleConflict(validation_errors={field: [f"Used by {rule.value}."]})
+        if rate is None:
+            # A new rule without its rate: the stored rate if the rule stays, else the default.
+            same = rule.value == program.points_rule
+            rate = program.points_rate if same else DEFAULT_RATE
         program.points_rule = rule.value
-        program.points_rate = _rate(rule, terms)
+        program.points_rate = rate
     program.updated_at = utcnow()
     await session.flush()
     return program

@@ -10,6 +10,14 @@ class InvalidReferralProgram(ValidationFailed):
     message = "The programme's terms are not consistent."
 
 
+class PayoutCurrencyFixed(Conflict):
+    """The request is well-formed; the stored programme, whose ledger is in its currency,
+    makes it wrong."""
+
+    code = "PAYOUT_CURRENCY_FIXED"
+    message = "The payout currency is fixed once the programme exists: its ledger is in it."
+
+
 class ReferralProgramNotFound(NotFound):
     code = "REFERRAL_PROGRAM_NOT_FOUND"
     message = "No referral programme with that id."

@@ -13,7 +13,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from finplat.errors import Conflict
 from finplat.kit.clock import utcnow
 from finplat.kit.money import ExcessPrecision, UnknownCurrency, normalize_currency, to_minor
-from finplat.referrals.errors import InvalidReferralProgram, ReferralProgramNotFound
+from finplat.referrals.errors import (
+    InvalidReferralProgram,
+    PayoutCurrencyFixed,
+    ReferralProgramNotFound,
+)
 from finplat.referrals.levels import (
     CommissionBasis,
     Level,
@@ -157,8 +161,7 @@ async def configure(
     if program is None:
         program = ReferralProgram(id=str(uuid.uuid4()), revision=0, created_at=now)
     elif program.payout_currency != currency:
-        raise InvalidReferralProgram(
-            "The payout currency is fixed once the programme exists: its ledger is in it.",
+        raise PayoutCurrencyFixed(
             validation_errors={
                 "PayoutCurrency": [f"The programme pays in {program.payout_currency}."]
             },

@@ -8,7 +8,7 @@ from enum import StrEnum
 from typing import Annotated, Any
 
 from fastapi import Query
-from pydantic import BeforeValidator, ConfigDict, Field
+from pydantic import BeforeValidator, ConfigDict, Field, WithJsonSchema
 
 from finplat.kit.clock import utcnow
 from finplat.kit.fields import SafeText, json_integer
@@ -31,6 +31,21 @@ from finplat.vouchers.instants import Instant
 UUID_PATTERN = r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$"
 PROVIDER = "finplat"  # the platform runs the programme itself: no provider is involved
 MAX_REWARD = Decimal("1000000")
+
+
+# Named so the fuzz hooks draw future instants: a membership that expired already is refused.
+MEMBERSHIP_EXPIRY_FORMAT = "membership-expiry"
+MembershipExpiry = Annotated[
+    Instant,
+    WithJsonSchema(
+        {
+            "type": "string",
+            "format": MEMBERSHIP_EXPIRY_FORMAT,
+            "description": "A date-time with its offset, in the future (400 otherwise).",
+            "examples": ["2027-12-01T00:00:00Z"],
+        }
+    ),
+]
 
 
 class ProgramStatus(StrEnum):
@@ -137,7 +152,7 @@ class ReferralProgramConfiguration(RequestModel):
         "none: any top-up.",
     )
     Levels: Annotated[list[ReferralLevelRequest], Field(min_length=1, max_length=20)]
-    ExpectedRevision: Annotated[int | None, BeforeValidator(json_integer)] = Field(
+    ExpectedRevision: Annotated[int, Field(ge=0), BeforeValidator(json_integer)] | None = Field(
         default=None,
         description="When sent, the change is made only if the programme is still at this "
         "`Revision` (409 `STALE_PROGRAM_REVISION` otherwise).",
@@ -604,7 +619,7 @@ class CommunityEnrolment(RequestModel):
     Plan: Annotated[str, Field(pattern=r"^[A-Z0-9_]{1,64}$", examples=["AMBASSADOR"])]
     L2Bps: Bps = Field(description="Share of the top-ups of the member's friends' friends.")
     L3Bps: Bps = Field(description="Share one level further.")
-    ExpiresAt: Instant | None = None
+    ExpiresAt: MembershipExpiry | None = None
     AgreementReference: Annotated[SafeText, Field(max_length=100)] | None = None
     Notes: Annotated[SafeText, Field(max_length=1000)] | None = None
 
