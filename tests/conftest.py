@@ -168,9 +168,9 @@ async def make_tenant(
     """Create companies (with their default tiers) and clients authenticated as them."""
     clients: list[httpx.AsyncClient] = []
 
-    async def make(name: str = "Acme Ltd") -> Tenant:
+    async def make(name: str = "Acme Ltd", *, mor: bool = False) -> Tenant:
         async with session_factory() as session:
-            created = await companies.create_company(session, name=name, sandbox=True)
+            created = await companies.create_company(session, name=name, sandbox=True, is_mor=mor)
             await session.commit()
         client = httpx.AsyncClient(
             transport=httpx.ASGITransport(app=app),
@@ -194,6 +194,12 @@ async def make_tenant(
 @pytest.fixture
 async def tenant(make_tenant: TenantFactory) -> Tenant:
     return await make_tenant()
+
+
+@pytest.fixture
+async def mor_tenant(make_tenant: TenantFactory) -> Tenant:
+    """A company enabled for Merchant of Record."""
+    return await make_tenant("Merchant Ltd", mor=True)
 
 
 @pytest.fixture

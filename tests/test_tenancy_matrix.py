@@ -915,8 +915,8 @@ async def test_another_company_gets_nothing_and_changes_nothing(
     session: AsyncSession,
     session_factory: async_sessionmaker[AsyncSession],
 ) -> None:
-    a = await make_tenant(f"Tenant A {uuid.uuid4().hex[:8]}")
-    b = await make_tenant("Tenant B")
+    a = await make_tenant(f"Tenant A {uuid.uuid4().hex[:8]}", mor=True)
+    b = await make_tenant("Tenant B", mor=True)
     seeded = await seed(a, session_factory)
     document = (await a.client.get("/openapi.json")).json()
     calls = operations_with_identifiers(document)

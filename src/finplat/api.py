@@ -38,6 +38,7 @@ from finplat.events.endpoints import router as events_router
 from finplat.http.health import router as health_router
 from finplat.kyc.endpoints import router as kyc_router
 from finplat.loyalty.endpoints import router as loyalty_router
+from finplat.mor.catalogue.endpoints import router as mor_catalogue_router
 from finplat.partner_hosted.endpoints import router as partner_balances_router
 from finplat.payments.collections.endpoints import router as collections_router
 from finplat.payments.mandates.endpoints import router as mandates_router
@@ -112,6 +113,7 @@ ROUTERS: tuple[APIRouter, ...] = (
     referral_admin_router,
     referrals_router,
     loyalty_router,
+    mor_catalogue_router,
 )
 
 SANDBOX_ROUTERS: tuple[APIRouter, ...] = (

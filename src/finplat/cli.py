@@ -278,6 +278,31 @@ def operator_create_key(
     typer.echo(f"Operator key {issued.key_id} (shown once): {issued.api_key}")
 
 
+@company_app.command("set-mor")
+def company_set_mor(
+    company_id: Annotated[int, typer.Option("--company-id", help="The company.")],
+    enabled: Annotated[
+        str, typer.Option("--enabled", help="true or false: may the company use /api/v2/mor?")
+    ],
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON line.")] = False,
+) -> None:
+    """Enable or disable Merchant-of-Record for a company."""
+    wanted = enabled.strip().lower()
+    if wanted not in {"true", "false"}:
+        typer.echo("error: --enabled takes true or false", err=True)
+        raise typer.Exit(2)
+
+    async def work(session: AsyncSession) -> bool:
+        company = await companies.set_mor(session, company_id=company_id, enabled=wanted == "true")
+        return company.is_mor
+
+    is_mor = _in_transaction(work)
+    if as_json:
+        typer.echo(json.dumps({"CompanyId": company_id, "IsMor": is_mor}))
+        return
+    typer.echo(f"Company {company_id}: MOR {'enabled' if is_mor else 'disabled'}")
+
+
 @company_app.command("rotate-key")
 def company_rotate_key(
     company_id: Annotated[int, typer.Option("--company-id", help="The company.")],

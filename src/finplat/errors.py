@@ -241,6 +241,7 @@ def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
     descriptions = {
         400: "Invalid request: validation or a business rule failed.",
         401: "Missing, unknown or revoked API key, or more than one x-api-key header.",
+        403: "The key's company may not make this call (the body's code says why).",
         408: "The request body did not arrive in time.",
         404: "The resource does not exist for this company.",
         409: "Conflict with existing state.",

@@ -125,6 +125,17 @@ async def get_company(session: AsyncSession, *, company_id: int) -> Company:
     return company
 
 
+async def set_mor(session: AsyncSession, *, company_id: int, enabled: bool) -> Company:
+    """Enable or disable Merchant-of-Record for a company: every `/api/v2/mor/public` route
+    answers 403 to a company that is not enabled (authentication rule 5)."""
+    company = await repository.get(session, company_id, lock=True)
+    if company is None:
+        raise CompanyNotFound()
+    company.is_mor = enabled
+    await session.flush()
+    return company
+
+
 async def update_configuration(
     session: AsyncSession,
     *,

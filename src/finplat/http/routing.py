@@ -227,10 +227,13 @@ async def _settle_claim_after_error(
         await idempotency.release(factory, held.claim)
 
 
-def api_router(**kwargs: Any) -> APIRouter:
-    """A router whose routes all require an API key and run in one unit of work."""
+def api_router(*, dependencies: Sequence[Any] = (), **kwargs: Any) -> APIRouter:
+    """A router whose routes all require an API key and run in one unit of work; `dependencies`
+    run after the key is checked and the session bound, before the body is validated."""
     return IndexedRouter(
-        route_class=AuthenticatedRoute, dependencies=[Security(api_key_scheme)], **kwargs
+        route_class=AuthenticatedRoute,
+        dependencies=[Security(api_key_scheme), *dependencies],
+        **kwargs,
     )
 
 

@@ -1,0 +1,1 @@
+"""Merchant of Record: the public API under `/api/v2/mor/public` for companies enabled for MOR."""
