@@ -38,14 +38,17 @@ reset:
 # Runs against the embedded SQLite database unless FINPLAT_TEST_DATABASE_URL names a PostgreSQL
 # server (a fresh database is created on it for the run and dropped afterwards). The browser
 # tests need Debian's Chromium: installed here when this user may (root or passwordless sudo);
-# otherwise one line says how, and those tests skip.
+# otherwise one line says how, and those tests skip. The suite runs on TEST_WORKERS pytest-xdist
+# workers, each on its own scratch database (much of it waits on clocks and subprocesses, not
+# on the CPU); TEST_WORKERS=0 runs it in one process.
+TEST_WORKERS ?= 3
 test: install
 	@.ci/install-chromium || true
-	FINPLAT_TEST_DATABASE_URL=$(FINPLAT_TEST_DATABASE_URL) $(PY) -m pytest -q $(PYTEST_ARGS)
+	FINPLAT_TEST_DATABASE_URL=$(FINPLAT_TEST_DATABASE_URL) $(PY) -m pytest -q -n $(TEST_WORKERS) $(PYTEST_ARGS)
 
 test-postgres: install
 	@.ci/install-chromium || true
-	FINPLAT_TEST_DATABASE_URL=postgresql+asyncpg://postgres@127.0.0.1:5432/test $(PY) -m pytest -q $(PYTEST_ARGS)
+	FINPLAT_TEST_DATABASE_URL=postgresql+asyncpg://postgres@127.0.0.1:5432/test $(PY) -m pytest -q -n $(TEST_WORKERS) $(PYTEST_ARGS)
 
 # The long schema-driven fuzzing profile (many more examples, stateful sequences). Prints its
 # seed; replay a failure with `make fuzz FINPLAT_FUZZ_SEED=<seed>`.

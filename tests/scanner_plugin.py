@@ -8,6 +8,7 @@ fails the session at its end.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import tempfile
@@ -75,14 +76,29 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    for path in sorted(Path(os.environ[LOG_DIR_ENV]).glob("*.log")):
+    folder = Path(os.environ[LOG_DIR_ENV])
+    worker = getattr(session.config, "workerinput", None)
+    if worker is not None:
+        # A pytest-xdist worker: its HTTP traffic was scanned here, so hand what it found
+        # to the controller, which judges the whole session once every worker is done.
+        (folder / f"scanner-{worker['workerid']}.json").write_text(
+            json.dumps({"scanned": SCANNER.scanned, "findings": SCANNER.findings_as_lines()})
+        )
+        return
+    for path in sorted(folder.glob("*.log")):
         SCANNER.check(path.read_bytes(), f"process log {path.name}")
+    worker_lines: list[str] = []
+    scanned = SCANNER.scanned
+    for path in sorted(folder.glob("scanner-*.json")):
+        handed = json.loads(path.read_text())
+        scanned += handed["scanned"]
+        worker_lines += handed["findings"]
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
-    if SCANNER.findings:
+    if SCANNER.findings or worker_lines:
         if reporter is not None:
             reporter.write_sep("=", "sensitive data found", red=True)
-            for finding in SCANNER.findings[:50]:
-                reporter.write_line(f"{finding.kind} in {finding.source}: ...{finding.excerpt}...")
+            for line in (SCANNER.findings_as_lines() + worker_lines)[:50]:
+                reporter.write_line(line)
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
     elif reporter is not None:
-        reporter.write_sep("-", f"sensitive-data scanner: {SCANNER.scanned} bodies and logs clean")
+        reporter.write_sep("-", f"sensitive-data scanner: {scanned} bodies and logs clean")

@@ -154,6 +154,9 @@ class Scanner:
         self.secret_keys.add(key)
         return key
 
+    def findings_as_lines(self) -> list[str]:
+        return [f"{f.kind} in {f.source}: ...{f.excerpt}..." for f in self.findings]
+
     @contextmanager
     def expecting_leaks(self) -> Iterator[list[Finding]]:
         """For tests that leak on purpose: the findings made inside are handed to the test

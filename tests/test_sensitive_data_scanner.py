@@ -14,6 +14,7 @@ from fastapi import FastAPI
 from finplat.config import SANDBOX_SECRET_KEY
 from finplat.http.routing import CurrentPrincipal, api_router
 from tests.conftest import Tenant
+from tests.scanner_plugin import LOG_DIR_ENV
 from tests.sensitive_data import SCANNER, find, luhn_valid
 
 VISA_TEST = "4111111111111111"
@@ -172,3 +173,42 @@ def test_a_leak_anywhere_fails_the_whole_session(tmp_path: Path) -> None:
     assert result.returncode == 1, result.stdout
     assert "1 passed" in result.stdout  # the test itself passed: the scanner failed the run
     assert "card number in Captured stdout" in result.stdout
+
+
+def test_a_leak_in_a_pytest_xdist_workers_traffic_fails_the_whole_session(
+    tmp_path: Path,
+) -> None:
+    """`make test` runs on several workers: what a worker's HTTP traffic leaked is judged by
+    the controller, whose exit status is the run's."""
+    leaking = tmp_path / "test_leaks_in_a_worker.py"
+    leaking.write_text(
+        "from tests.sensitive_data import SCANNER\n\n"
+        "def test_answers_a_card_number():\n"
+        f"    SCANNER.check(b'charging card {VISA_TEST}', 'response to GET /leak')\n"
+    )
+    # Its own folder: the workers' hand-over must not reach this session's verdict.
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    env = {**os.environ, "PYTHONPATH": str(ROOT), LOG_DIR_ENV: str(logs)}
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-n",
+            "2",
+            "-p",
+            "tests.scanner_plugin",
+            str(leaking),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 1, result.stdout
+    assert "1 passed" in result.stdout
+    assert "card number in response to GET /leak" in result.stdout

@@ -105,6 +105,8 @@ async def test_the_network_fee_is_the_chains(api: httpx.AsyncClient) -> None:
         (42161, external_address(1).swapcase()),  # a mixed case whose checksum fails
         (-200, "T" + external_address(-200)[1:-1] + "1"),  # a broken base58 checksum
     ],
+    # The addresses are random: ids that every pytest-xdist worker collects alike.
+    ids=["garbage", "tron-on-ethereum", "evm-on-tron", "19-bytes", "bad-checksum", "bad-base58"],
 )
 async def test_a_destination_not_of_the_chain_is_400(
     api: httpx.AsyncClient, chain_id: int, address: str

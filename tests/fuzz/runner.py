@@ -21,6 +21,10 @@ class Profile:
     timeout_seconds: float  # for one schemathesis run
     fixed_seed: int | None = None  # the seed a run takes unless FINPLAT_FUZZ_SEED names one
 
+    @property
+    def stateful(self) -> bool:
+        return "stateful" in self.phases.split(",")
+
     def without(self, phase: str) -> Profile:
         kept = ",".join(p for p in self.phases.split(",") if p != phase)
         return replace(self, phases=kept)
