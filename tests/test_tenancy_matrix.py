@@ -97,6 +97,7 @@ class Seeded:
             self.crypto.transfer_id,
             self.crypto.withdrawal_id,
             self.crypto.cardprov_quote_id,
+            self.crypto.card_to_bank_quote_id,
             self.crypto.load_id,
         }
 
@@ -137,6 +138,7 @@ class SeededCrypto:
     withdrawal_id: str  # a wallet withdrawal waiting for its one-time code
     cardprov_quote_id: str  # an open bankprov-to-cardprov quote
     load_id: str  # a pending crypto card load
+    card_to_bank_quote_id: str  # an open cardprov-to-bankprov quote
 
 
 @dataclass
@@ -205,6 +207,7 @@ IDENTIFIERS: dict[str, tuple[Callable[[Seeded], Any], Any]] = {
     "TransferId": (lambda s: s.crypto.withdrawal_id, "ctr_" + "f" * 24),
     "withdrawalTransferId": (lambda s: s.crypto.withdrawal_id, "ctr_" + "f" * 24),
     "cardprovQuoteId": (lambda s: s.crypto.cardprov_quote_id, "cpq_" + "0" * 24),
+    "cardToBankQuoteId": (lambda s: s.crypto.card_to_bank_quote_id, "cpq_" + "1" * 24),
     "loadId": (lambda s: s.crypto.load_id, "ccl_" + "0" * 24),
     "companyId": (lambda s: s.company_id, MISSING_INT),
     "groupId": (lambda s: s.voucher_group_id, "00000000-0000-4000-8000-000000000000"),
@@ -244,6 +247,7 @@ CRYPTO_PATHS = (
 )
 # Crypto routes whose `QuoteId` is a card-provider quote's.
 CARDPROV_PATH = "/api/v2/crypto-virtual-accounts/bankprov-to-cardprov"
+CARD_TO_BANK_PATH = "/api/v2/crypto-virtual-accounts/cardprov-to-bankprov"
 # Routes whose `userId` must be the card holder.
 CARD_PATHS = (
     "/api/v2/cards",
@@ -399,6 +403,16 @@ BODIES: dict[tuple[str, str], dict[str, Any]] = {
         "Outcome": "FAILED"
     },
     ("POST", "/api/v2/sandbox/crypto/card-loads/{loadId}/confirm"): {"Outcome": "FAILED"},
+    ("POST", "/api/v2/sandbox/crypto/cardprov-to-bankprov/{transferId}/settle"): {
+        "Outcome": "FAILED"
+    },
+    ("POST", "/api/v2/crypto-virtual-accounts/cardprov-to-bankprov/quote"): {
+        "FiatCurrency": "EUR",
+        "Amount": 10,
+    },
+    ("POST", "/api/v2/crypto-virtual-accounts/cardprov-to-bankprov/funds-decision"): {
+        "Decision": "APPROVE"
+    },
     ("POST", "/api/v2/crypto-virtual-accounts/bankprov-to-cardprov/quote"): {
         "FiatCurrency": "EUR",
         "Amount": 10,
@@ -618,6 +632,8 @@ def request_for(call: Call, given: Callable[[str], Any]) -> dict[str, Any]:
             return given("cryptoUserId")
         if name == "QuoteId" and call.path.startswith(CARDPROV_PATH):
             return given("cardprovQuoteId")
+        if name == "QuoteId" and call.path.startswith(CARD_TO_BANK_PATH):
+            return given("cardToBankQuoteId")
         if name == "QuoteId" and call.path.startswith(CRYPTO_PATHS):
             return given("cryptoQuoteId")
         if name == "transferId" and call.path.startswith(WITHDRAWAL_PATHS):
@@ -751,6 +767,9 @@ async def seed_crypto(client: httpx.AsyncClient) -> SeededCrypto:
     )
     load = await crypto_card_steps.card_load(client, user["Id"], card["Id"], "5", key="seed")
     assert load.status_code == 201, load.text
+    card_to_bank_quote = await crypto_card_steps.card_to_bank_quote(
+        client, user["Id"], card["Id"], budget["BudgetId"], "10"
+    )
     return SeededCrypto(
         user["Id"],
         address["Address"],
@@ -760,6 +779,7 @@ async def seed_crypto(client: httpx.AsyncClient) -> SeededCrypto:
         withdrawal["TransferId"],
         cardprov_quote["QuoteId"],
         load.json()["LoadId"],
+        card_to_bank_quote["QuoteId"],
     )
 
 

@@ -29,6 +29,7 @@ from finplat.companies.endpoints import router as company_router
 from finplat.crypto.addresses.endpoints import router as crypto_addresses_router
 from finplat.crypto.cardloads.endpoints import router as crypto_card_loads_router
 from finplat.crypto.cardprov.endpoints import router as crypto_cardprov_router
+from finplat.crypto.cardprov_to_bankprov.endpoints import router as crypto_card_to_bank_router
 from finplat.crypto.deposits.endpoints import router as crypto_deposits_router
 from finplat.crypto.edd.endpoints import router as crypto_edd_router
 from finplat.crypto.exchange.endpoints import router as crypto_exchange_router
@@ -96,6 +97,7 @@ ROUTERS: tuple[APIRouter, ...] = (
     crypto_transfers_router,
     crypto_withdrawals_router,
     crypto_cardprov_router,
+    crypto_card_to_bank_router,
     crypto_card_loads_router,
     crypto_edd_router,
     card_funding_router,

@@ -13,12 +13,16 @@ from tests.banking.steps import available
 from tests.cards.funding.steps import card_balance, set_fees
 from tests.crypto.card_steps import (
     card_load,
+    card_to_bank,
+    card_to_bank_decide,
+    card_to_bank_quote,
     cardprov_quote,
     confirm_load,
     crypto_card_user,
     decide,
     execute,
     funded_card_user,
+    loaded_card_user,
 )
 from tests.crypto.steps import crypto_balance
 from tests.databases import backend
@@ -45,6 +49,33 @@ async def test_20_parallel_approvals_of_one_quote_execute_once() -> None:
         assert len(won) == 1, [r.text for r in responses]
         assert {r.json()["Code"] for r in responses if r not in won} == {"QUOTE_ALREADY_ACCEPTED"}
         assert await available(env.client, user["Id"], budget["BudgetId"], "EUR") == 900
+        async with env.app.state.session_factory() as session:
+            assert (await verify(session)).ok
+
+
+async def test_20_parallel_approvals_of_one_card_to_bank_quote_unload_once() -> None:
+    async with isolated("cryptocard", database_pool_size=30, sandbox_latency_ms=20) as env:
+        user, budget, card = await loaded_card_user(env.client, "300")
+        before = await card_balance(env.client, card)
+        quote = await card_to_bank_quote(
+            env.client, user["Id"], card["Id"], budget["BudgetId"], "100"
+        )
+        responses = await asyncio.gather(
+            *(
+                (
+                    card_to_bank_decide(
+                        env.client, user["Id"], quote["QuoteId"], "APPROVE", key=f"p-{n}"
+                    )
+                    if n % 2
+                    else card_to_bank(env.client, user["Id"], quote["QuoteId"], key=f"p-{n}")
+                )
+                for n in range(20)
+            )
+        )
+        won = [r for r in responses if r.status_code in (200, 201)]
+        assert len(won) == 1, [r.text for r in responses]
+        assert {r.json()["Code"] for r in responses if r not in won} == {"QUOTE_ALREADY_ACCEPTED"}
+        assert await card_balance(env.client, card) == before - 100
         async with env.app.state.session_factory() as session:
             assert (await verify(session)).ok
 

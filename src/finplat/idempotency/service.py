@@ -250,6 +250,23 @@ async def checkpoint(
     await session.commit()
 
 
+async def note(session: AsyncSession, claim_: Claim, recovery_point: str, **state: Any) -> None:
+    """Write how far the operation got in the caller's transaction, committed by its next
+    commit: for a step whose commit happens inside another operation it calls (so both are
+    written together or not at all)."""
+    claim_.recovery_point = recovery_point
+    claim_.state.update(state)
+    if claim_.record_id is not None and not await repository.update_owned(
+        session,
+        record_id=claim_.record_id,
+        token=claim_.token,
+        recovery_point=recovery_point,
+        state=dict(claim_.state),
+        locked_until=utcnow() + claim_.lease,
+    ):
+        raise IdempotencyKeyInUse("Another request took over this Idempotency-Key.")
+
+
 def reached(claim_: Claim, recovery_point: str, **state: Any) -> None:
     """Note how far the operation got without writing it: for a last step that `complete`
     follows in the same transaction (it stores the state with the final answer). A crash

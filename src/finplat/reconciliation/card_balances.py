@@ -46,7 +46,6 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from finplat.cards import programs
 from finplat.cards.funding import service as funding
 from finplat.cards.funding.models import CardFunding
-from finplat.cards.funding.service import FundingKind
 from finplat.cards.models import Card
 from finplat.db.tenancy import bind_company
 from finplat.db.unit_of_work import unit_of_work
@@ -64,7 +63,7 @@ from finplat.reconciliation.report import (
 )
 
 SOURCE = "cards"
-LOADS = frozenset({FundingKind.TOPUP.value, FundingKind.AUTO_TOPUP.value})
+LOADS = frozenset(kind.value for kind in funding.LOADS)
 
 
 def provider_effect(row: CardFunding) -> int:

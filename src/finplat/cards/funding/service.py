@@ -82,6 +82,7 @@ class FundingKind(StrEnum):
     DECLINE_FEE = "DECLINE_FEE"
     VOUCHER = "VOUCHER"  # a redeemed voucher's value, from the company's voucher funding
     REFERRAL_REWARD = "REFERRAL_REWARD"  # a referral reward, from the company's rewards account
+    CRYPTO_REFUND = "CRYPTO_REFUND"  # a card unloaded for a failed conversion, loaded back
 
 
 # Loads onto the card (resumed with `topup`), and what each is paid from.
@@ -90,9 +91,11 @@ LOADS = (
     FundingKind.AUTO_TOPUP,
     FundingKind.VOUCHER,
     FundingKind.REFERRAL_REWARD,
+    FundingKind.CRYPTO_REFUND,
 )
-# Loads that pay no top-up fee: a voucher's value and a referral reward load whole.
-FEE_FREE = (FundingKind.VOUCHER, FundingKind.REFERRAL_REWARD)
+# Loads that pay no top-up fee: a voucher's value and a referral reward load whole, and so
+# does the money a failed card-provider-to-bank conversion puts back on the card.
+FEE_FREE = (FundingKind.VOUCHER, FundingKind.REFERRAL_REWARD, FundingKind.CRYPTO_REFUND)
 
 
 class FundingStatus(StrEnum):

@@ -48,3 +48,6 @@ class CardProviderQuote(CompanyOwned, Timestamped, Base):
     status: Mapped[str] = mapped_column(String(16), default=CardQuoteStatus.OPEN.value)
     decided_at: Mapped[datetime | None] = mapped_column(default=None)
     transfer_id: Mapped[str | None] = mapped_column(String(32), default=None)
+    # CARDPROV_TO_BANKPROV only: the USD unloaded from the card and the unload fee priced.
+    card_amount_minor: Mapped[int | None] = mapped_column(BigInteger, default=None)
+    card_fee_minor: Mapped[int | None] = mapped_column(BigInteger, default=None)

@@ -19,6 +19,9 @@ from finplat.kit.schemas import BodyId, RequestModel, ResponseModel
 QUOTE_ID_PATTERN = r"^cpq_[0-9a-f]{24}$"
 MIN_FIAT = Decimal(1)
 MAX_FIAT = Decimal(1_000_000)
+CARD_CURRENCY = "USD"
+MIN_CARD_AMOUNT = Decimal(1)
+MAX_CARD_AMOUNT = Decimal(250_000)  # the card's unload limit
 
 
 class CardProviderQuoteRequest(RequestModel):
@@ -78,14 +81,31 @@ class CardProviderQuoteResponse(ResponseModel):
     BudgetId: str
     CardId: int
     FiatCurrency: str
-    FiatAmount: DecimalAmount = Field(description="Taken from the budget.")
+    FiatAmount: DecimalAmount = Field(
+        description="Taken from the budget (`BANKPROV_TO_CARDPROV`), or paid into it "
+        "(`CARDPROV_TO_BANKPROV`)."
+    )
     CryptoCurrency: Literal["USDC"]
-    CryptoAmount: DecimalAmount = Field(description="USDC bought, fee included.")
+    CryptoAmount: DecimalAmount = Field(
+        description="USDC bought, fee included (`BANKPROV_TO_CARDPROV`); or the USDC the card "
+        "provider pays out 1:1 for the unloaded USD less the unload fee, fee included "
+        "(`CARDPROV_TO_BANKPROV`)."
+    )
     Fee: DecimalAmount = Field(
         description="0.5 % of `CryptoAmount`, rounded up to the coin's cent, in USDC."
     )
     DeliveredAmount: DecimalAmount = Field(
-        description="USDC delivered to the card's deposit address at the card provider."
+        description="USDC delivered to the card's deposit address at the card provider "
+        "(`BANKPROV_TO_CARDPROV`), or sold for `FiatAmount` (`CARDPROV_TO_BANKPROV`)."
+    )
+    CardAmount: DecimalAmount | None = Field(
+        default=None,
+        description="`CARDPROV_TO_BANKPROV`: USD unloaded from the card (null otherwise).",
+    )
+    CardFee: DecimalAmount | None = Field(
+        default=None,
+        description="`CARDPROV_TO_BANKPROV`: the card's unload fee, USD, part of `CardAmount` "
+        "(given back if the conversion fails; null otherwise).",
     )
     ExchangeRate: str = Field(description="USDC for one unit of `FiatCurrency`, exact.")
     ExpiresAt: datetime
@@ -109,7 +129,40 @@ class CardProviderQuoteResponse(ResponseModel):
             ExchangeRate=quote.rate,
             ExpiresAt=quote.expires_at,
             TransferId=quote.transfer_id,
+            CardAmount=(
+                None
+                if quote.card_amount_minor is None
+                else from_minor(quote.card_amount_minor, CARD_CURRENCY)
+            ),
+            CardFee=(
+                None
+                if quote.card_fee_minor is None
+                else from_minor(quote.card_fee_minor, CARD_CURRENCY)
+            ),
         )
+
+
+class CardToBankQuoteRequest(RequestModel):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "example": {
+                "CardId": 42,
+                "Amount": 100,
+                "BudgetId": "bud_0123456789abcdef01234567",
+                "FiatCurrency": "EUR",
+            },
+            "allOf": [{"properties": {"Amount": {"multipleOf": 0.01}}}],
+        }
+    )
+
+    CardId: BodyId = Field(description="The user's card-provider card (USD) to take it from.")
+    Amount: Annotated[
+        DecimalAmount, AmountRange(at_least=MIN_CARD_AMOUNT, at_most=MAX_CARD_AMOUNT)
+    ] = Field(description="USD unloaded from the card: 1 to 250000, at most two decimals.")
+    BudgetId: BudgetIdField
+    FiatCurrency: Literal["EUR", "GBP", "USD"] = Field(
+        description="What the budget receives; the budget must hold it."
+    )
 
 
 class FundsDecisionResponse(ResponseModel):

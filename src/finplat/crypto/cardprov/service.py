@@ -181,12 +181,18 @@ async def quote(
 
 
 async def quote_of(
-    session: AsyncSession, *, company_id: int, user_id: int, quote_id: str
+    session: AsyncSession,
+    *,
+    company_id: int,
+    user_id: int,
+    quote_id: str,
+    direction: Direction = Direction.BANKPROV_TO_CARDPROV,
 ) -> CardProviderQuote:
-    """The user's quote of the flow (404 `USER_NOT_FOUND`, else `QUOTE_NOT_FOUND`)."""
+    """The user's quote of the flow `direction` (404 `USER_NOT_FOUND`, else
+    `QUOTE_NOT_FOUND`: a quote of the other direction is not one of this flow's)."""
     await users.get_user(session, company_id=company_id, user_id=user_id)
     found = await CardProviderQuoteRepository(session, company_id).find(quote_id)
-    if found is None or found.user_id != user_id:
+    if found is None or found.user_id != user_id or found.direction != direction.value:
         raise CardQuoteNotFound()
     return found
 
@@ -202,13 +208,14 @@ async def decline(
     if not await quotes.decide(
         quote.id, status=CardQuoteStatus.DECLINED, transfer_id=None, now=utcnow()
     ):
-        await _refuse_decided(quotes, quote.id)
+        await refuse_decided(quotes, quote.id)
     found = await quotes.find(quote.id)
     assert found is not None
     return found
 
 
-async def _refuse_decided(quotes: CardProviderQuoteRepository, quote_id: str) -> None:
+async def refuse_decided(quotes: CardProviderQuoteRepository, quote_id: str) -> None:
+    """Why a quote could not be decided: 409 already approved, declined, or expired."""
     current = await quotes.find(quote_id)
     if current is not None and current.status == CardQuoteStatus.APPROVED.value:
         raise exchange.QuoteAlreadyAccepted()
@@ -296,7 +303,7 @@ async def _reserve(
     if not await quotes.decide(
         quote.id, status=CardQuoteStatus.APPROVED, transfer_id=transfer_id, now=utcnow()
     ):
-        await _refuse_decided(quotes, quote.id)
+        await refuse_decided(quotes, quote.id)
     card = await lookup.find_card(session, company_id=company_id, card_id=quote.card_id)
     card.refuse_if_cancelled()  # cancelled since the quote: nothing is reserved
     fiat = quote.fiat_currency

@@ -189,7 +189,7 @@ async def accept(
     quote: CryptoExchangeQuote,
 ) -> CryptoTransfer:
     """Accept the quote once and start its conversion (see the module's phases)."""
-    rail = configured(providers.crypto, NO_CRYPTO)
+    configured(providers.crypto, NO_CRYPTO)
     if claim.recovery_point == idempotency.STARTED:
         reserved = await _reserve(session, claim=claim, company_id=company_id, quote=quote)
         await idempotency.checkpoint(session, claim, RESERVED, transfer_id=reserved.id)
@@ -204,28 +204,8 @@ async def accept(
     repository = TransferRepository(session, company_id)
     transfer = await repository.find(str(claim.state["transfer_id"]))
     assert transfer is not None
-    budget = await accounts.find_budget(session, company_id=company_id, budget_id=quote.budget_id)
-    assert budget is not None
-    key, destination = transfer.provider_key, budget.provider_budget_id
-    net = transfer.amount_minor - transfer.fee_minor
-    fiat_currency, fiat_amount = quote.fiat_currency, quote.fiat_amount_minor
     try:
-        conversion = await commit_then_call(
-            session,
-            providers.policy,
-            provider=rail.name,
-            operation="convert",
-            call=lambda: rail.convert(
-                company_id=company_id,
-                idempotency_key=key,
-                currency=quote.currency,
-                amount_minor=net,
-                fiat_currency=fiat_currency,
-                fiat_amount_minor=fiat_amount,
-                destination_budget_id=destination,
-            ),
-            idempotent=True,  # it carries the rail's key
-        )
+        conversion = await convert(session, providers, transfer=transfer)
     except ProviderRejected as exc:
         locked = await repository.find(transfer.id, lock=True)
         assert locked is not None
@@ -247,6 +227,42 @@ async def accept(
     found = await repository.find(transfer.id)
     assert found is not None
     return found
+
+
+async def convert(
+    session: AsyncSession, providers: Providers, *, transfer: CryptoTransfer
+) -> Conversion:
+    """Ask the rail to sell the transfer's coins (less its fee) for its fiat into its budget,
+    under the transfer's key (a repeat answers the first conversion). Commits first; raises
+    the rail's refusal or unavailability."""
+    rail = configured(providers.crypto, NO_CRYPTO)
+    assert transfer.budget_id is not None
+    assert transfer.fiat_currency is not None
+    assert transfer.fiat_amount_minor is not None
+    budget = await accounts.find_budget(
+        session, company_id=transfer.company_id, budget_id=transfer.budget_id
+    )
+    assert budget is not None
+    company_id, key = transfer.company_id, transfer.provider_key
+    destination = budget.provider_budget_id
+    currency, net = transfer.currency, transfer.amount_minor - transfer.fee_minor
+    fiat_currency, fiat_amount = transfer.fiat_currency, transfer.fiat_amount_minor
+    return await commit_then_call(
+        session,
+        providers.policy,
+        provider=rail.name,
+        operation="convert",
+        call=lambda: rail.convert(
+            company_id=company_id,
+            idempotency_key=key,
+            currency=currency,
+            amount_minor=net,
+            fiat_currency=fiat_currency,
+            fiat_amount_minor=fiat_amount,
+            destination_budget_id=destination,
+        ),
+        idempotent=True,  # it carries the rail's key
+    )
 
 
 async def _reserve(
@@ -317,7 +333,15 @@ async def apply(session: AsyncSession, *, transfer: CryptoTransfer, conversion: 
     if conversion.status is ConversionStatus.COMPLETED:
         await complete(session, transfer=transfer)
     elif conversion.status is ConversionStatus.FAILED:
-        await fail(session, transfer=transfer, reason=conversion.reason or "The rail failed.")
+        reason = conversion.reason or "The rail failed."
+        if transfer.kind == TransferKind.CARDPROV_TO_BANKPROV.value:
+            # Imported here: that flow builds on this module's conversion. Its money goes
+            # back onto the card, which needs the card provider (its next step).
+            from finplat.crypto.cardprov_to_bankprov import service as card_to_bank
+
+            await card_to_bank.conversion_failed(session, transfer=transfer, reason=reason)
+        else:
+            await fail(session, transfer=transfer, reason=reason)
     await session.flush()
 
 
@@ -363,6 +387,7 @@ async def fail(session: AsyncSession, *, transfer: CryptoTransfer, reason: str) 
 EVENT_PREFIX = {
     TransferKind.BANKPROV_DEPOSIT.value: "crypto.bankprov_deposit",
     TransferKind.BANKPROV_TO_CARDPROV.value: "crypto.bankprov_to_cardprov",
+    TransferKind.CARDPROV_TO_BANKPROV.value: "crypto.cardprov_to_bankprov",
 }
 
 
@@ -435,6 +460,11 @@ async def refresh(session: AsyncSession, providers: Providers, *, transfer: Cryp
         from finplat.crypto.cardprov import service as cardprov
 
         await cardprov.refresh(session, providers, transfer=transfer)
+        return
+    if transfer.kind == TransferKind.CARDPROV_TO_BANKPROV.value:
+        from finplat.crypto.cardprov_to_bankprov import service as card_to_bank
+
+        await card_to_bank.advance(session, providers, transfer=transfer)
         return
     rail, key, company_id = providers.crypto, transfer.provider_key, transfer.company_id
     conversion = await commit_then_call(

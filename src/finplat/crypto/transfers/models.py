@@ -17,6 +17,7 @@ class TransferKind(StrEnum):
     BANKPROV_DEPOSIT = "BANKPROV_DEPOSIT"  # crypto sold, fiat paid to a banking budget
     WALLET_WITHDRAWAL = "WALLET_WITHDRAWAL"  # coins sent to an external wallet
     BANKPROV_TO_CARDPROV = "BANKPROV_TO_CARDPROV"  # a budget's fiat buys USDC for the card
+    CARDPROV_TO_BANKPROV = "CARDPROV_TO_BANKPROV"  # a card's USD unloaded, sold into a budget
 
 
 class TransferStatus(StrEnum):

@@ -65,6 +65,39 @@ async def crypto_sandbox_settle_cardprov_delivery(
 
 
 @router.post(
+    "/api/v2/sandbox/crypto/cardprov-to-bankprov/{transferId}/settle",
+    response_model=CryptoTransferResponse,
+    summary="Decide a card-provider to banking-provider conversion (sandbox)",
+    description="`COMPLETED`: the rail pays `FiatAmount` into the budget (the banking "
+    "provider's incoming payment) and the transfer is `COMPLETED`. `FAILED`: the transfer is "
+    "`FAILED`, the unload fee given back and the whole unloaded amount put back on the card "
+    "at once. A settled transfer, or one whose unload has not been made yet, is 409 "
+    "`TRANSFER_NOT_PENDING`.",
+    responses=error_responses(400, 404, 409, 503),
+)
+async def crypto_sandbox_settle_card_to_bank(
+    transferId: TransferIdPath,
+    userId: UserIdQuery,
+    body: DeliveryOutcome,
+    request: Request,
+    providers: CurrentProviders,
+    session: DbSession,
+    principal: CurrentPrincipal,
+) -> CryptoTransferResponse:
+    transfer = await card_transfers.settle_card_to_bank(
+        session,
+        providers,
+        request.app.state.session_factory,
+        secret=_secret(request),
+        company_id=principal.company_id,
+        user_id=userId,
+        transfer_id=transferId,
+        completed=body.Outcome == "COMPLETED",
+    )
+    return CryptoTransferResponse.of(transfer)
+
+
+@router.post(
     "/api/v2/sandbox/crypto/card-loads/{loadId}/confirm",
     response_model=CryptoCardLoadResponse,
     summary="Confirm or fail a crypto card load on chain (sandbox)",

@@ -29,6 +29,7 @@ from finplat.providers.crypto.card_rails import SandboxCardTransferSimulation
 from finplat.providers.names import BankProvider
 from finplat.providers.registry import Providers, configured
 from finplat.providers.sandbox import delivery as sandbox_delivery
+from finplat.sandbox.crypto import conversions
 from finplat.sandbox.crypto.conversions import TransferNotPending
 
 
@@ -138,6 +139,37 @@ async def settle_delivery(
     )
     return await exchange.transfer_of(
         session, providers, company_id=company_id, user_id=user_id, transfer_id=transfer_id
+    )
+
+
+async def settle_card_to_bank(
+    session: AsyncSession,
+    providers: Providers,
+    factory: async_sessionmaker[AsyncSession],
+    *,
+    secret: str,
+    company_id: int,
+    user_id: int,
+    transfer_id: str,
+    completed: bool,
+) -> CryptoTransfer:
+    """A `cardprov-to-bankprov` conversion decided: the sandbox conversion's move (completed,
+    the budget is paid at the banking provider), then the transfer is read, which puts a
+    failed conversion's money back on the card at once."""
+    transfer = await exchange.transfer_of(
+        session, providers, company_id=company_id, user_id=user_id, transfer_id=transfer_id
+    )
+    if transfer.kind != TransferKind.CARDPROV_TO_BANKPROV.value:
+        raise exchange.TransferNotFound()
+    return await conversions.settle(
+        session,
+        providers,
+        factory,
+        secret=secret,
+        company_id=company_id,
+        user_id=user_id,
+        transfer_id=transfer_id,
+        completed=completed,
     )
 
 

@@ -1,0 +1,1 @@
+"""Card provider to banking provider: `cardprov-to-bankprov` (issue 33, item 4)."""
