@@ -19,8 +19,8 @@ from tests.conftest import Tenant, TenantFactory
 
 @pytest.fixture
 def at() -> Iterator[Any]:
-    def move(*when: int) -> None:
-        instant = datetime(*when, tzinfo=UTC)  # type: ignore[misc]
+    def move(year: int, month: int, day: int, hour: int = 0, minute: int = 0) -> None:
+        instant = datetime(year, month, day, hour, minute, tzinfo=UTC)
         set_clock(lambda: instant)
 
     yield move

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+import httpx
 from fastapi import FastAPI
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -162,10 +163,7 @@ async def test_a_child_never_sees_its_sibling_nor_its_parent(
         assert (await own.get(f"{PREFIX}/wallets")).json()["Wallets"] == []
 
 
-async def fund_child_as(client: object, child_id: int) -> object:
-    import httpx
-
-    assert isinstance(client, httpx.AsyncClient)
+async def fund_child_as(client: httpx.AsyncClient, child_id: int) -> httpx.Response:
     return await client.post(
         f"{PREFIX}/children/{child_id}/fundings", json={"Amount": 1, "Currency": "USD"}
     )

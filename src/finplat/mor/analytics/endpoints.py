@@ -20,8 +20,7 @@ from finplat.mor.analytics.schemas import (
     MorSpendByCategoryPage,
     MorSpendByPeriod,
 )
-from finplat.mor.statement.endpoints import CurrencyQuery, currency_filter
-from finplat.mor.window import FromQuery, ToQuery, instant
+from finplat.mor.filters import CurrencyQuery, FromQuery, ToQuery, currency_filter, instant
 
 router = mor_router(tags=["MOR"])
 

@@ -6,36 +6,18 @@ from typing import Annotated
 
 from fastapi import Query
 
-from finplat.errors import ValidationFailed, error_responses
+from finplat.errors import error_responses
 from finplat.http.routing import CurrentPrincipal, DbSession
-from finplat.kit.money import CURRENCY_CODES, UnknownCurrency, normalize_currency
 from finplat.kit.pagination import PageParams
 from finplat.kit.schemas import MAX_ID, PARAMETER_ID
 from finplat.mor.access import PREFIX, mor_router
+from finplat.mor.filters import CurrencyQuery, FromQuery, ToQuery, currency_filter, instant
 from finplat.mor.statement import service
 from finplat.mor.statement.kinds import MorTransactionType
 from finplat.mor.statement.repository import StatementFilter
 from finplat.mor.statement.schemas import MorTransaction, MorTransactionPage
-from finplat.mor.window import FromQuery, ToQuery, instant
 
 router = mor_router(tags=["MOR"])
-
-CurrencyQuery = Annotated[
-    str | None,
-    Query(
-        description="Only this currency (ISO 4217 code, or USDC / USDT).",
-        json_schema_extra={"enum": list(CURRENCY_CODES)},
-    ),
-]
-
-
-def currency_filter(value: str | None) -> str | None:
-    if value is None:
-        return None
-    try:
-        return normalize_currency(value)
-    except UnknownCurrency as exc:
-        raise ValidationFailed(validation_errors={"currency": [str(exc)]}) from None
 
 
 @router.get(

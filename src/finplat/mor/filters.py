@@ -1,5 +1,6 @@
-"""The `from` / `to` window the MOR merchant's lists and analytics take: RFC 3339 date-times
-with their offset (as the voucher reports take them), `from` inclusive, `to` exclusive."""
+"""The query filters the MOR merchant's lists and analytics share: `currency`, and the `from` /
+`to` window as RFC 3339 date-times with their offset (as the voucher reports take them),
+`from` inclusive, `to` exclusive."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Annotated
 from fastapi import Query
 
 from finplat.errors import ValidationFailed
+from finplat.kit.money import CURRENCY_CODES, UnknownCurrency, normalize_currency
 from finplat.vouchers import instants
 
 
@@ -32,3 +34,21 @@ def instant(value: str | None, name: str) -> datetime | None:
         return instants.parse(value)
     except ValueError as exc:
         raise ValidationFailed(validation_errors={name: [str(exc)]}) from None
+
+
+CurrencyQuery = Annotated[
+    str | None,
+    Query(
+        description="Only this currency (ISO 4217 code, or USDC / USDT).",
+        json_schema_extra={"enum": list(CURRENCY_CODES)},
+    ),
+]
+
+
+def currency_filter(value: str | None) -> str | None:
+    if value is None:
+        return None
+    try:
+        return normalize_currency(value)
+    except UnknownCurrency as exc:
+        raise ValidationFailed(validation_errors={"currency": [str(exc)]}) from None
