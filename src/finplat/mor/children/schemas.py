@@ -9,6 +9,7 @@ from typing import Annotated
 from pydantic import ConfigDict, Field
 
 from finplat.companies.models import Company
+from finplat.kit.fields import SafeText
 from finplat.kit.money import (
     CURRENCY_CODES,
     AmountRange,
@@ -25,11 +26,9 @@ MAX_CHILD_FUNDING = Decimal("1000000000")  # per request, in major units (as com
 class MorChildCreateRequest(RequestModel):
     model_config = ConfigDict(json_schema_extra={"example": {"Name": "Acme Retail EU"}})
 
-    Name: str = Field(
-        min_length=1,
-        max_length=200,
-        pattern=r"\S",
-        description="The child company's name (1 to 200 characters, not only spaces).",
+    Name: Annotated[SafeText, Field(max_length=200)] = Field(
+        description="The child company's name: 1 to 200 characters, one line, without leading "
+        "or trailing spaces."
     )
 
 
