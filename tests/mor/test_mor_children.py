@@ -167,3 +167,21 @@ async def fund_child_as(client: httpx.AsyncClient, child_id: int) -> httpx.Respo
     return await client.post(
         f"{PREFIX}/children/{child_id}/fundings", json={"Amount": 1, "Currency": "USD"}
     )
+
+
+async def test_a_funding_is_announced_to_the_parent_and_to_the_child(
+    app: FastAPI, mor_tenant: Tenant
+) -> None:
+    await fund(mor_tenant.client, 30)
+    child = await create_child(mor_tenant)
+    funding = (await fund_child(mor_tenant, child["Id"], 12)).json()
+    sent = await mor_tenant.client.get("/api/v2/events", params={"type": "mor.child.funded"})
+    [event] = sent.json()["Items"]
+    assert event["Data"]["fundingId"] == funding["Id"]
+    async with client_for(app, child["ApiKey"]) as own:
+        got = await own.get("/api/v2/events", params={"type": "mor.funding.received"})
+        [received] = got.json()["Items"]
+        assert received["Data"]["amount"] == 12
+        assert (await own.get("/api/v2/events", params={"type": "mor.child.funded"})).json()[
+            "Items"
+        ] == []
