@@ -21,7 +21,8 @@ pytestmark = pytest.mark.skipif(backend() != "postgresql", reason="PostgreSQL co
 
 
 async def test_20_parallel_fundings_never_overdraw_the_parent() -> None:
-    async with isolated("morfundings", database_pool_size=30) as env:
+    # A loaded machine may take seconds to hand 20 bodies over: no body deadline in the way.
+    async with isolated("morfundings", database_pool_size=30, body_timeout_seconds=60) as env:
         async with unit_of_work(env.app.state.session_factory) as session:
             await companies.set_mor(session, company_id=env.company_id, enabled=True)
         api = env.client
