@@ -25,6 +25,8 @@ LOG_DIR_ENV = "FINPLAT_TEST_PROCESS_LOGS"
 CONFIGURATION_PATH = "/api/v2/company/configuration"
 # The one response that shows voucher codes: issuing them into a group.
 ISSUING_PATH = re.compile(r"/api/v2/admin/vouchers/groups/[^/]+/vouchers")
+# The one response that shows a MOR child company's first API key and webhook secret.
+PROVISIONING_PATH = "/api/v2/mor/public/children"
 # The responses that show a one-time code: the sandbox's inbox, for a voucher redemption and
 # for a crypto wallet withdrawal.
 INBOX_PATH = re.compile(
@@ -51,6 +53,8 @@ def _scan_http_traffic() -> Iterator[None]:
                 rotation_response=rotation,
                 issuing_response=issuing,
                 inbox_response=bool(INBOX_PATH.fullmatch(request.url.path)),
+                provisioning_response=request.method == "POST"
+                and request.url.path == PROVISIONING_PATH,
             )
         return response
 

@@ -4,8 +4,9 @@
   the Luhn check;
 * a CVV other than the literal `***`; a PIN; an SSN (123-45-6789, or 9 digits under an
   `ssn`/`tin` key);
-* an API key (a company's or a platform operator's); a webhook secret anywhere but the
-  one response that rotated it;
+* an API key (a company's or a platform operator's) anywhere but the one response that
+  created a MOR child company with it (`ApiKey`, once per key); a webhook secret anywhere but
+  the one response that rotated it or created that child (`WebhookSecret`, once);
 * a voucher code anywhere but the one response that issued it (`PlaintextCode`, once per
   code);
 * a voucher redemption's or a crypto wallet withdrawal's one-time code (`"Code": "123456"`)
@@ -37,6 +38,8 @@ SSN = re.compile(
 API_KEY = re.compile(r"fp_(?:test|live|op)_[A-Za-z0-9]{43}")  # company and operator keys
 WEBHOOK_SECRET = re.compile(r"whsec_[A-Za-z0-9+/]{43}=")
 ROTATION_FIELD = re.compile(r'"WebhookSecret"\s*:\s*"(whsec_[A-Za-z0-9+/]{43}=)"')
+# A MOR child company's first key, in the response that created the child.
+PROVISIONED_KEY_FIELD = re.compile(r'"ApiKey"\s*:\s*"(fp_(?:test|live)_[A-Za-z0-9]{43})"')
 # Voucher codes as issued (`finplat.vouchers.codes`), also written without their dashes.
 VOUCHER_CODE = re.compile(r"VCH(?:-?[0-9A-HJKMNP-TV-Z]{4}){5}(?![0-9A-Z])")
 ONE_TIME_CODE = re.compile(r'"Code"\s*:\s*"\d{6}"')
@@ -74,6 +77,7 @@ def find(
     rotation_response: bool = False,
     issuing_response: bool = False,
     inbox_response: bool = False,
+    provisioning_response: bool = False,
     announced: set[str] | None = None,
     secret_keys: set[str] | frozenset[str] = frozenset({SANDBOX_SECRET_KEY}),
 ) -> list[Finding]:
@@ -90,11 +94,18 @@ def find(
         digits = re.sub(r"[ -]", "", match.group())
         if 13 <= len(digits) <= 19 and luhn_valid(digits):
             add("card number", match)
+    provisioned: set[str] = set()
+    if provisioning_response and announced is not None:
+        for match in PROVISIONED_KEY_FIELD.finditer(text):
+            if match.group(1) not in announced:
+                announced.add(match.group(1))
+                provisioned.add(match.group(1))
     for kind, pattern in (("CVV", CVV), ("PIN", PIN), ("SSN", SSN), ("API key", API_KEY)):
         for match in pattern.finditer(text):
-            add(kind, match)
+            if match.group() not in provisioned:
+                add(kind, match)
     allowed: set[str] = set()
-    if rotation_response and announced is not None:
+    if (rotation_response or provisioning_response) and announced is not None:
         for match in ROTATION_FIELD.finditer(text):
             if match.group(1) not in announced:
                 announced.add(match.group(1))
@@ -136,6 +147,7 @@ class Scanner:
         rotation_response: bool = False,
         issuing_response: bool = False,
         inbox_response: bool = False,
+        provisioning_response: bool = False,
     ) -> None:
         text = data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data
         self.scanned += 1
@@ -145,6 +157,7 @@ class Scanner:
             rotation_response=rotation_response,
             issuing_response=issuing_response,
             inbox_response=inbox_response,
+            provisioning_response=provisioning_response,
             announced=self.announced_secrets,
             secret_keys=self.secret_keys,
         )

@@ -79,6 +79,16 @@ def test_webhook_secret_is_allowed_only_in_its_rotation_response() -> None:
     assert [f.kind for f in find(f"log {secret}", "log", announced=announced)] == ["webhook secret"]
 
 
+def test_a_child_companys_key_and_secret_are_allowed_only_once_in_its_creation() -> None:
+    key, secret = "fp_test_" + "K" * 43, "whsec_" + "B" * 43 + "="
+    announced: set[str] = set()
+    body = f'{{"Id":7,"ApiKey":"{key}","WebhookSecret":"{secret}"}}'
+    assert find(body, "created", provisioning_response=True, announced=announced) == []
+    again = find(body, "again", provisioning_response=True, announced=announced)
+    assert sorted(f.kind for f in again) == ["API key", "webhook secret"]
+    assert [f.kind for f in find(f"log {key}", "log", announced=announced)] == ["API key"]
+
+
 def test_digits_inside_a_uuid_are_not_a_card_number() -> None:
     # 4007205974034118 passes Luhn: as a UUID's first groups it is an identifier.
     assert find('{"GroupId":"40072059-7403-4118-b93e-ee8f5b0760fe"}', "ids") == []

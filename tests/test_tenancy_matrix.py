@@ -75,6 +75,7 @@ class Seeded:
     referral_boost_id: str  # a boost of the programme
     referral_assignment_id: str  # the card holder's welcome reward, assigned as a voucher
     loyalty: SeededLoyalty | None = None  # a programme, a merchant with a MID, an import config
+    mor_child_id: int | None = None  # a child company A created (A enabled for MOR)
 
     @property
     def markers(self) -> set[str]:
@@ -224,6 +225,9 @@ IDENTIFIERS: dict[str, tuple[Callable[[Seeded], Any], Any]] = {
     "midId": (lambda s: s.seeded_loyalty.mid_id, MISSING_INT),
     "configId": (lambda s: s.seeded_loyalty.config_id, MISSING_INT),
     "CardTransactionId": (lambda s: s.card.card_transaction_id, MISSING_INT),
+    "childId": (lambda s: s.mor_child_id or MISSING_INT, MISSING_INT),
+    # A's wallet: A was funded in USD; no company holds gold.
+    "currency": (lambda s: "USD", "XAU"),
 }
 # Routes whose `userId` must be a business user's to reach their other identifiers.
 BUSINESS_PATHS = "/api/v2/business/"
@@ -280,6 +284,7 @@ OWN_LABELS: set[tuple[str, str, str]] = {
 
 # Bodies for operations that need more than identifiers: (method, path) -> body.
 BODIES: dict[tuple[str, str], dict[str, Any]] = {
+    ("POST", "/api/v2/mor/public/children/{childId}/fundings"): {"Amount": 1, "Currency": "USD"},
     ("POST", "/api/v2/users/{userId}/kyc/reusable-identity"): {"ShareToken": "sbx_share_none"},
     ("POST", "/api/v2/users/{userId}/kyc/manual"): {
         "Document": {
@@ -719,7 +724,15 @@ async def seed(tenant: Tenant, factory: async_sessionmaker[AsyncSession]) -> See
         *await seed_referrals(client, factory, referrer=card.user_id, friend=user["Id"]),
     )
     seeded.loyalty = await seed_loyalty(client)
+    seeded.mor_child_id = await seed_mor_child(client, name)
     return seeded
+
+
+async def seed_mor_child(client: httpx.AsyncClient, parent_name: str) -> int | None:
+    """A child company of A (named after A, so a B that reads it shows A's marker); None when
+    A is not enabled for MOR, or is itself a child."""
+    created = await client.post("/api/v2/mor/public/children", json={"Name": f"{parent_name} kid"})
+    return int(created.json()["Id"]) if created.status_code == 201 else None
 
 
 async def seed_loyalty(client: httpx.AsyncClient) -> SeededLoyalty:
@@ -950,6 +963,43 @@ async def test_another_company_gets_nothing_and_changes_nothing(
         )
         unknown = outcome(await a.client.request(**request_for(call, lambda n: IDENTIFIERS[n][1])))
         assert own != unknown, f"{call.method} {call.path}: the seed did not reach a resource"
+
+
+async def test_a_child_company_never_sees_its_sibling_nor_its_parent(
+    app: FastAPI,
+    make_tenant: TenantFactory,
+    session: AsyncSession,
+    session_factory: async_sessionmaker[AsyncSession],
+) -> None:
+    """Two children of one MOR parent are tenants like any other two companies: the whole
+    matrix holds between siblings, and a child cannot read its parent's children."""
+    parent = await make_tenant(f"Parent {uuid.uuid4().hex[:8]}", mor=True)
+    first, second = [
+        await sibling(app, parent, f"Sibling {i} {uuid.uuid4().hex[:8]}") for i in (1, 2)
+    ]
+    seeded = await seed(first, session_factory)
+    document = (await first.client.get("/openapi.json")).json()
+    assert await run_matrix(first, second, seeded, session, document) == []
+    for child in (first, second):
+        children = (await child.client.get("/api/v2/mor/public/children")).json()
+        assert children["Items"] == []
+        other = second if child is first else first
+        read = await child.client.get(f"/api/v2/mor/public/children/{other.company_id}")
+        assert read.status_code == 404
+    await first.client.aclose()
+    await second.client.aclose()
+
+
+async def sibling(app: FastAPI, parent: Tenant, name: str) -> Tenant:
+    created = await parent.client.post("/api/v2/mor/public/children", json={"Name": name})
+    assert created.status_code == 201, created.text
+    body = created.json()
+    client = httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app),
+        base_url="http://finplat.test",
+        headers={"x-api-key": body["ApiKey"]},
+    )
+    return Tenant(body["Id"], body["ApiKey"], 0, body["WebhookSecret"], client)
 
 
 async def test_an_operation_the_matrix_cannot_seed_fails_it(app: FastAPI, tenant: Tenant) -> None:

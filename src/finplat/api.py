@@ -39,7 +39,11 @@ from finplat.events.endpoints import router as events_router
 from finplat.http.health import router as health_router
 from finplat.kyc.endpoints import router as kyc_router
 from finplat.loyalty.endpoints import router as loyalty_router
+from finplat.mor.analytics.endpoints import router as mor_analytics_router
 from finplat.mor.catalogue.endpoints import router as mor_catalogue_router
+from finplat.mor.children.endpoints import router as mor_children_router
+from finplat.mor.statement.endpoints import router as mor_statement_router
+from finplat.mor.wallets.endpoints import router as mor_wallets_router
 from finplat.partner_hosted.endpoints import router as partner_balances_router
 from finplat.payments.collections.endpoints import router as collections_router
 from finplat.payments.mandates.endpoints import router as mandates_router
@@ -116,6 +120,10 @@ ROUTERS: tuple[APIRouter, ...] = (
     referrals_router,
     loyalty_router,
     mor_catalogue_router,
+    mor_wallets_router,
+    mor_statement_router,
+    mor_analytics_router,
+    mor_children_router,
 )
 
 SANDBOX_ROUTERS: tuple[APIRouter, ...] = (

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Boolean, String
+from sqlalchemy import Boolean, ForeignKey, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from finplat.db.base import Base, BigIntId, Timestamped
@@ -25,4 +25,9 @@ class Company(Timestamped, Base):
     # The card provider new users are provisioned with after identity verification.
     default_card_provider: Mapped[str] = mapped_column(
         String(16), default="cardprov", server_default="cardprov"
+    )
+    # The MOR company that provisioned this one (`POST /api/v2/mor/public/children`); a child
+    # is a tenant of its own, and provisions no children itself (one level).
+    parent_company_id: Mapped[int | None] = mapped_column(
+        BigIntId, ForeignKey("companies.id", ondelete="RESTRICT"), default=None, index=True
     )

@@ -9,9 +9,11 @@ from sqlalchemy import (
     Boolean,
     CheckConstraint,
     ForeignKey,
+    Index,
     Integer,
     String,
     UniqueConstraint,
+    text,
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -76,7 +78,18 @@ class LedgerTransfer(CompanyOwned, Base):
     """
 
     __tablename__ = "ledger_transfers"
-    __table_args__ = {"postgresql_with": {"fillfactor": 80}}
+    __table_args__ = (
+        # A company's fundings, for the MOR merchant's wallet statement. Partial: a top-up's
+        # transfer (any other code) pays no index insertion for it.
+        Index(
+            "ix_ledger_transfers_company_funding",
+            "company_id",
+            "id",
+            postgresql_where=text("code = 'company.funding'"),
+            sqlite_where=text("code = 'company.funding'"),
+        ),
+        {"postgresql_with": {"fillfactor": 80}},
+    )
 
     id: Mapped[int] = mapped_column(BigIntId, primary_key=True, autoincrement=True)
     company_id: Mapped[int] = mapped_column(BigIntId, nullable=False)

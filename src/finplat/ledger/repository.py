@@ -411,3 +411,27 @@ async def balance_totals_many(
         .group_by(LedgerBalance.account_id)
     )
     return {int(a): (int(p), int(d), int(c)) for a, p, d, c in (await session.execute(stmt)).all()}
+
+
+async def totals_by_currency(
+    session: AsyncSession, *, company_id: int, code: str
+) -> dict[str, tuple[int, int, int, int]]:
+    """Per currency, the company's accounts of `code`: (how many, posted, pending debits,
+    pending credits) summed over every account's shards, in one statement."""
+    stmt = (
+        select(
+            LedgerAccount.currency,
+            func.count(func.distinct(LedgerAccount.id)),
+            func.coalesce(func.sum(LedgerBalance.posted), 0),
+            func.coalesce(func.sum(LedgerBalance.pending_debits), 0),
+            func.coalesce(func.sum(LedgerBalance.pending_credits), 0),
+        )
+        .select_from(LedgerAccount)
+        .outerjoin(LedgerBalance, LedgerBalance.account_id == LedgerAccount.id)
+        .where(LedgerAccount.company_id == company_id, LedgerAccount.code == code)
+        .group_by(LedgerAccount.currency)
+    )
+    return {
+        str(currency): (int(count), int(posted), int(debits), int(credits))
+        for currency, count, posted, debits, credits in (await session.execute(stmt)).all()
+    }

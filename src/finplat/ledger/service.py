@@ -196,6 +196,20 @@ async def company_account(
     )
 
 
+async def find_company_account(
+    session: AsyncSession, *, company_id: int, kind: CompanyAccount, currency: str
+) -> LedgerAccount | None:
+    """The company's account of `kind` in `currency` if it was ever used (never creates it)."""
+    return await repository.find_account(
+        session,
+        company_id=company_id,
+        code=kind.value,
+        owner_type="company",
+        owner_id=str(company_id),
+        currency=currency,
+    )
+
+
 async def company_accounts_in(
     session: AsyncSession, *, company_id: int, kinds: Sequence[CompanyAccount], currency: str
 ) -> dict[CompanyAccount, LedgerAccount]:
@@ -244,6 +258,30 @@ async def balances(
     own = [a for a in accounts if a.company_id == company_id]
     totals = await repository.balance_totals_many(session, account_ids=[a.id for a in own])
     return [Balance(a.id, a.currency, *totals.get(a.id, (0, 0, 0))) for a in own]
+
+
+@dataclass(frozen=True, slots=True)
+class AccountTotals:
+    """The sum of several accounts' balances in one currency."""
+
+    currency: str
+    accounts: int
+    posted: int
+    pending_debits: int
+    pending_credits: int
+
+    @property
+    def available(self) -> int:
+        return self.posted - self.pending_debits
+
+
+async def totals_by_currency(
+    session: AsyncSession, *, company_id: int, code: str
+) -> list[AccountTotals]:
+    """The company's accounts of `code` (e.g. every card's), summed per currency from their
+    balance rows: exact, and one statement whatever the number of accounts."""
+    totals = await repository.totals_by_currency(session, company_id=company_id, code=code)
+    return [AccountTotals(currency, *totals[currency]) for currency in sorted(totals)]
 
 
 # --------------------------------------------------------------------------------- transfers

@@ -1,0 +1,1 @@
+"""Card analytics for the MOR merchant: spend by period, by merchant category, by cardholder."""

@@ -1,0 +1,2 @@
+"""Parent company provisioning: a MOR company creates child companies, each a tenant of its
+own, and funds them from its wallet."""
