@@ -68,8 +68,10 @@ async def target() -> AsyncIterator[Target]:
     # The fuzzer's huge invalid bodies should meet validation (400), not the body-size limit
     # (413, tested on its own in tests/test_limits.py); so should its request rate and its
     # requests without a key (the throttle has tests of its own: tests/auth).
+    # Enabled for MOR: the fuzzer reaches the MOR routes' rules, not only their gate.
     async with isolated(
         "fuzz",
+        mor=True,
         run_background_jobs=False,
         rate_limit="100000/second",
         auth_failure_limit="100000/minute",
