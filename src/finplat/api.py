@@ -39,6 +39,8 @@ from finplat.http.health import router as health_router
 from finplat.kyc.endpoints import router as kyc_router
 from finplat.loyalty.endpoints import router as loyalty_router
 from finplat.mor.catalogue.endpoints import router as mor_catalogue_router
+from finplat.mor.identity.endpoints import router as mor_identity_router
+from finplat.mor.kyb.endpoints import router as mor_kyb_router
 from finplat.partner_hosted.endpoints import router as partner_balances_router
 from finplat.payments.collections.endpoints import router as collections_router
 from finplat.payments.mandates.endpoints import router as mandates_router
@@ -58,6 +60,7 @@ from finplat.sandbox.crypto.endpoints import router as sandbox_crypto_router
 from finplat.sandbox.crypto.withdrawals import router as sandbox_crypto_withdrawals_router
 from finplat.sandbox.endpoints import router as sandbox_router
 from finplat.sandbox.hosted_kyc import router as hosted_kyc_router
+from finplat.sandbox.mor_kyb import router as sandbox_mor_kyb_router
 from finplat.sandbox.payments.endpoints import router as sandbox_payments_router
 from finplat.sandbox.vouchers.endpoints import router as sandbox_vouchers_router
 from finplat.tiers.endpoints import router as tiers_router
@@ -114,6 +117,8 @@ ROUTERS: tuple[APIRouter, ...] = (
     referrals_router,
     loyalty_router,
     mor_catalogue_router,
+    mor_kyb_router,
+    mor_identity_router,
 )
 
 SANDBOX_ROUTERS: tuple[APIRouter, ...] = (
@@ -128,6 +133,7 @@ SANDBOX_ROUTERS: tuple[APIRouter, ...] = (
     sandbox_crypto_withdrawals_router,
     sandbox_crypto_card_router,
     sandbox_cards_router,
+    sandbox_mor_kyb_router,
     card_widget_router,
     sandbox_vouchers_router,
 )
