@@ -3,7 +3,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated
 
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
 from finplat.kit.fields import BirthDate, CountryCode, EmailAddress, SafeText
 from finplat.kit.schemas import RequestModel, ResponseModel
@@ -26,16 +26,7 @@ Password = Annotated[
 class MorSimpleUserRequest(RequestModel):
     """A simple user of the MOR merchant (spec: all four fields required)."""
 
-    model_config = ConfigDict(
-        json_schema_extra={
-            "example": {
-                "Email": "ada@example.com",
-                "FirstName": "Ada",
-                "LastName": "Lovelace",
-                "Password": "correct-horse-battery-9",
-            }
-        }
-    )
+    # No example: a password shown in the document would be one someone copies.
 
     Email: EmailAddress = Field(description="Signs the user in; unique in the company.")
     FirstName: Annotated[SafeText, Field(max_length=100)]
@@ -68,12 +59,6 @@ class MorSimpleUserResponse(ResponseModel):
 
 
 class MorTokenRequest(RequestModel):
-    model_config = ConfigDict(
-        json_schema_extra={
-            "example": {"Email": "ada@example.com", "Password": "correct-horse-battery-9"}
-        }
-    )
-
     # Any string up to the bounds: a wrong email or password is the same 401, never a 400
     # that would tell an address apart from a password.
     Email: Annotated[str, Field(min_length=1, max_length=320)]
