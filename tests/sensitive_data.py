@@ -45,7 +45,8 @@ VOUCHER_CODE = re.compile(r"VCH(?:-?[0-9A-HJKMNP-TV-Z]{4}){5}(?![0-9A-Z])")
 ONE_TIME_CODE = re.compile(r'"Code"\s*:\s*"\d{6}"')
 MOR_TOKEN = re.compile(r"mor_at_[A-Za-z0-9_-]{43}")
 ISSUED_TOKEN_FIELD = re.compile(r'"AccessToken"\s*:\s*"(mor_at_[A-Za-z0-9_-]{43})"')
-PASSWORD = re.compile(r'"(?:Password|CurrentPassword|NewPassword)"\s*:\s*"[^"]', re.IGNORECASE)
+# As the API spells the fields (PascalCase): the /docs page's script has its own "password".
+PASSWORD = re.compile(r'"(?:Password|CurrentPassword|NewPassword)"\s*:\s*"[^"]')
 PASSWORD_HASH = re.compile(r"\$argon2(?:id|i|d)\$")
 ISSUED_CODE_FIELD = re.compile(r'"PlaintextCode"\s*:\s*"(VCH(?:-[0-9A-HJKMNP-TV-Z]{4}){5})"')
 
