@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from fastapi import FastAPI
 from sqlalchemy import update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -177,3 +178,13 @@ async def test_a_user_no_longer_active_neither_signs_in_nor_uses_its_tokens(
     assert (await mor_tenant.client.get(ME, headers=bearer(token))).status_code == 401
     again = await mor_tenant.client.post(TOKEN, json={"Email": user["Email"], "Password": PASSWORD})
     assert again.status_code == 401
+
+
+async def test_the_document_says_a_self_service_route_needs_the_key_and_the_bearer(
+    app: FastAPI,
+) -> None:
+    document = app.openapi()
+    for path, method in ((ME, "get"), (f"{ME}/cards", "get"), (f"{ME}/kyc-url", "post")):
+        security = document["paths"][path][method]["security"]
+        assert security == [{"ApiKey": [], "MorBearer": []}], path
+    assert document["paths"][TOKEN]["post"]["security"] == [{"ApiKey": []}]

@@ -15,6 +15,7 @@ from typing import Annotated
 from fastapi import Depends
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
+from finplat.http.openapi import BEARER_SCHEME
 from finplat.http.routing import CurrentPrincipal, DbSession
 from finplat.mor.identity import service
 from finplat.users.models import User
@@ -22,7 +23,7 @@ from finplat.users.models import User
 # auto_error=False: a missing or malformed header is the service's 401 in the standard body.
 bearer_scheme = HTTPBearer(
     auto_error=False,
-    scheme_name="MorBearer",
+    scheme_name=BEARER_SCHEME,
     description="A MOR simple user's AccessToken (POST /api/v2/mor/public/auth/token).",
 )
 
