@@ -38,8 +38,8 @@ Loaded by the schemathesis CLI through SCHEMATHESIS_HOOKS=tests.fuzz.hooks.
   configuration carries its `ApiKey` (required the first time); a referral programme's levels
   start at 0, increase, have unique codes and whole amounts; a wallet withdrawal's
   destination is an address of its `ChainId`; a loyalty import is a real CSV file; a MOR
-  simple user's new password meets the policy the description states (not the email, not one
-  character repeated, two kinds of characters) when it is schema-valid.
+  simple user's new password is not its email (the description says so) when it is
+  schema-valid.
 Everything else, including the decimals an amount may have in its currency, is in the
 document itself.
 """

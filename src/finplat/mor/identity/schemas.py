@@ -8,7 +8,7 @@ from pydantic import Field
 from finplat.kit.fields import BirthDate, CountryCode, EmailAddress, SafeText
 from finplat.kit.schemas import RequestModel, ResponseModel
 from finplat.kyc.schemas import KycQuestionnaire
-from finplat.mor.identity.passwords import MAX_LENGTH, MIN_LENGTH
+from finplat.mor.identity.passwords import MAX_LENGTH, MIN_LENGTH, MIXED_PATTERN
 from finplat.users.models import User
 
 Password = Annotated[
@@ -16,9 +16,11 @@ Password = Annotated[
     Field(
         min_length=MIN_LENGTH,
         max_length=MAX_LENGTH,
-        description=f"{MIN_LENGTH} to {MAX_LENGTH} characters, not the email, mixing at least "
-        "two kinds of characters (letters, digits, others). Never returned or logged.",
-        json_schema_extra={"writeOnly": True},
+        description=f"{MIN_LENGTH} to {MAX_LENGTH} characters with at least one letter (A-Z, "
+        "a-z) and one character that is not a letter, and not the email. Never returned or "
+        "logged.",
+        # The pattern is the service's own check (`passwords.check_policy`), stated here.
+        json_schema_extra={"writeOnly": True, "pattern": MIXED_PATTERN},
     ),
 ]
 
