@@ -23,6 +23,7 @@ from finplat.http.observability import configure_logging
 from finplat.http.rate_limit import ApiKeyRateLimiter
 from finplat.kit.clock import reset_clock
 from finplat.ledger.verification import verify
+from finplat.mor.identity.throttle import SignInThrottle
 from finplat.providers.registry import build_providers
 from tests.databases import TEMPLATE, drop_abandoned_databases, scratch_database
 
@@ -55,6 +56,10 @@ def settings(database_url: str) -> Settings:
         log_format="json",
         provider_timeout_seconds=2.0,
         topup_batch_runners=1,
+        # The cheapest argon2id: a password hashed per test must not cost a second of CPU.
+        mor_password_time_cost=1,
+        mor_password_memory_kib=8,
+        mor_password_parallelism=1,
     )
 
 
@@ -123,6 +128,7 @@ async def app(
     app.state.rate_limiter = ApiKeyRateLimiter(settings.rate_limit, redis_url=settings.redis_url)
     app.state.auth_throttle = FailedAuthThrottle(settings.auth_failure_limit)
     app.state.api_keys = ApiKeyStore()
+    app.state.mor_sign_in_throttle = SignInThrottle(settings)
     # Generated afresh when a test asks for it: the test may add routes after an earlier test
     # had the document built.
     app.openapi_schema = None

@@ -33,6 +33,9 @@ INBOX_PATH = re.compile(
     r"/api/v2/sandbox/(?:vouchers/redemptions|crypto/wallet-withdrawals)/[^/]+/code"
 )
 
+# The one response that shows a MOR simple user's bearer token: the sign-in that issued it.
+TOKEN_PATH = "/api/v2/mor/public/auth/token"
+
 
 @pytest.fixture(scope="session", autouse=True)
 def _scan_http_traffic() -> Iterator[None]:
@@ -55,6 +58,7 @@ def _scan_http_traffic() -> Iterator[None]:
                 inbox_response=bool(INBOX_PATH.fullmatch(request.url.path)),
                 provisioning_response=request.method == "POST"
                 and request.url.path == PROVISIONING_PATH,
+                token_response=request.method == "POST" and request.url.path == TOKEN_PATH,
             )
         return response
 

@@ -14,7 +14,10 @@
   `GET /api/v2/sandbox/crypto/wallet-withdrawals/{transferId}/code`);
 * a key that seals stored secrets (`FINPLAT_SECRET_KEY`: the sandbox's, and any a test
   registers), in either base64 alphabet; a partner-hosted company's partner `ApiKey` (the
-  tests register theirs with `watch_key`: it is sent only to the partner, in `X-API-Key`).
+  tests register theirs with `watch_key`: it is sent only to the partner, in `X-API-Key`);
+* a MOR simple user's bearer token (`mor_at_...`) anywhere but the one response that issued it
+  (`POST /api/v2/mor/public/auth/token`, once per token); a password field with a value
+  (`"Password": "..."`, `CurrentPassword`, `NewPassword`), or an argon2 hash, anywhere.
 """
 
 from __future__ import annotations
@@ -43,6 +46,11 @@ PROVISIONED_KEY_FIELD = re.compile(r'"ApiKey"\s*:\s*"(fp_(?:test|live)_[A-Za-z0-
 # Voucher codes as issued (`finplat.vouchers.codes`), also written without their dashes.
 VOUCHER_CODE = re.compile(r"VCH(?:-?[0-9A-HJKMNP-TV-Z]{4}){5}(?![0-9A-Z])")
 ONE_TIME_CODE = re.compile(r'"Code"\s*:\s*"\d{6}"')
+MOR_TOKEN = re.compile(r"mor_at_[A-Za-z0-9_-]{43}")
+ISSUED_TOKEN_FIELD = re.compile(r'"AccessToken"\s*:\s*"(mor_at_[A-Za-z0-9_-]{43})"')
+# As the API spells the fields (PascalCase): the /docs page's script has its own "password".
+PASSWORD = re.compile(r'"(?:Password|CurrentPassword|NewPassword)"\s*:\s*"[^"]')
+PASSWORD_HASH = re.compile(r"\$argon2(?:id|i|d)\$")
 ISSUED_CODE_FIELD = re.compile(r'"PlaintextCode"\s*:\s*"(VCH(?:-[0-9A-HJKMNP-TV-Z]{4}){5})"')
 
 
@@ -78,6 +86,7 @@ def find(
     issuing_response: bool = False,
     inbox_response: bool = False,
     provisioning_response: bool = False,
+    token_response: bool = False,
     announced: set[str] | None = None,
     secret_keys: set[str] | frozenset[str] = frozenset({SANDBOX_SECRET_KEY}),
 ) -> list[Finding]:
@@ -100,7 +109,14 @@ def find(
             if match.group(1) not in announced:
                 announced.add(match.group(1))
                 provisioned.add(match.group(1))
-    for kind, pattern in (("CVV", CVV), ("PIN", PIN), ("SSN", SSN), ("API key", API_KEY)):
+    for kind, pattern in (
+        ("CVV", CVV),
+        ("PIN", PIN),
+        ("SSN", SSN),
+        ("API key", API_KEY),
+        ("password", PASSWORD),
+        ("password hash", PASSWORD_HASH),
+    ):
         for match in pattern.finditer(text):
             if match.group() not in provisioned:
                 add(kind, match)
@@ -122,6 +138,15 @@ def find(
     for match in VOUCHER_CODE.finditer(text):
         if match.group() not in issued:
             add("voucher code", match)
+    tokens: set[str] = set()
+    if token_response and announced is not None:
+        for match in ISSUED_TOKEN_FIELD.finditer(text):
+            if match.group(1) not in announced:
+                announced.add(match.group(1))
+                tokens.add(match.group(1))
+    for match in MOR_TOKEN.finditer(text):
+        if match.group() not in tokens:
+            add("bearer token", match)
     if not inbox_response:
         for match in ONE_TIME_CODE.finditer(text):
             add("one-time code", match)
@@ -148,6 +173,7 @@ class Scanner:
         issuing_response: bool = False,
         inbox_response: bool = False,
         provisioning_response: bool = False,
+        token_response: bool = False,
     ) -> None:
         text = data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data
         self.scanned += 1
@@ -158,6 +184,7 @@ class Scanner:
             issuing_response=issuing_response,
             inbox_response=inbox_response,
             provisioning_response=provisioning_response,
+            token_response=token_response,
             announced=self.announced_secrets,
             secret_keys=self.secret_keys,
         )

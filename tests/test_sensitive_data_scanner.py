@@ -127,6 +127,24 @@ def test_the_inboxes_are_the_voucher_and_the_crypto_withdrawal_code_reveals() ->
     assert not INBOX_PATH.fullmatch("/api/v2/crypto-virtual-accounts/transfers/ctr_1")
 
 
+def test_a_mor_bearer_token_is_allowed_only_once_in_the_sign_in_response() -> None:
+    token = "mor_at_" + "A" * 40 + "b-_"
+    body = f'{{"AccessToken":"{token}","ExpiresAt":"2026-11-27T02:00:00Z"}}'
+    announced: set[str] = set()
+    assert find(body, "sign-in", token_response=True, announced=announced) == []
+    again = find(body, "again", token_response=True, announced=announced)
+    assert [f.kind for f in again] == ["bearer token"]
+    assert [f.kind for f in find(f"revoked {token}", "log")] == ["bearer token"]
+
+
+def test_a_password_value_or_its_argon2_hash_is_found_anywhere() -> None:
+    assert kinds('{"Password":"correct-horse-battery-9"}') == {"password"}
+    assert kinds('{"NewPassword": "x"}') == {"password"}
+    assert kinds("stored $argon2id$v=19$m=8,t=1,p=1$c2FsdA$aGFzaA") == {"password hash"}
+    # The OpenAPI document describes the field; that is no password.
+    assert kinds('{"Password":{"type":"string","minLength":12}}') == set()
+
+
 @pytest.mark.leaks_on_purpose
 async def test_a_leaking_endpoint_is_caught_in_its_response_and_its_logs(
     app: FastAPI, tenant: Tenant, capsys: pytest.CaptureFixture[str]

@@ -42,6 +42,8 @@ from finplat.loyalty.endpoints import router as loyalty_router
 from finplat.mor.analytics.endpoints import router as mor_analytics_router
 from finplat.mor.catalogue.endpoints import router as mor_catalogue_router
 from finplat.mor.children.endpoints import router as mor_children_router
+from finplat.mor.identity.endpoints import router as mor_identity_router
+from finplat.mor.kyb.endpoints import router as mor_kyb_router
 from finplat.mor.statement.endpoints import router as mor_statement_router
 from finplat.mor.wallets.endpoints import router as mor_wallets_router
 from finplat.partner_hosted.endpoints import router as partner_balances_router
@@ -63,6 +65,7 @@ from finplat.sandbox.crypto.endpoints import router as sandbox_crypto_router
 from finplat.sandbox.crypto.withdrawals import router as sandbox_crypto_withdrawals_router
 from finplat.sandbox.endpoints import router as sandbox_router
 from finplat.sandbox.hosted_kyc import router as hosted_kyc_router
+from finplat.sandbox.mor_kyb import router as sandbox_mor_kyb_router
 from finplat.sandbox.payments.endpoints import router as sandbox_payments_router
 from finplat.sandbox.vouchers.endpoints import router as sandbox_vouchers_router
 from finplat.tiers.endpoints import router as tiers_router
@@ -124,6 +127,8 @@ ROUTERS: tuple[APIRouter, ...] = (
     mor_statement_router,
     mor_analytics_router,
     mor_children_router,
+    mor_kyb_router,
+    mor_identity_router,
 )
 
 SANDBOX_ROUTERS: tuple[APIRouter, ...] = (
@@ -138,6 +143,7 @@ SANDBOX_ROUTERS: tuple[APIRouter, ...] = (
     sandbox_crypto_withdrawals_router,
     sandbox_crypto_card_router,
     sandbox_cards_router,
+    sandbox_mor_kyb_router,
     card_widget_router,
     sandbox_vouchers_router,
 )

@@ -24,6 +24,7 @@ from finplat.http.observability import RequestContextMiddleware, configure_loggi
 from finplat.http.rate_limit import ApiKeyRateLimiter
 from finplat.http.request_body import RequestBodyGuard
 from finplat.jobs import run_background
+from finplat.mor.identity.throttle import SignInThrottle
 from finplat.providers.registry import build_providers
 
 YOUNG_GENERATION_THRESHOLD = 20_000
@@ -81,6 +82,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         settings.auth_failure_limit, redis_url=settings.redis_url
     )
     app.state.api_keys = ApiKeyStore(settings.api_key_cache_size)
+    app.state.mor_sign_in_throttle = SignInThrottle(settings)
 
     docs_page.install(app)
     for router in api.ROUTERS + (api.SANDBOX_ROUTERS if settings.sandbox else ()):

@@ -120,6 +120,15 @@ class Settings(BaseSettings):
     # 429 before any database work. Requests with a key this process knows to be valid are
     # not counted and not refused.
     auth_failure_limit: str = "20/minute"
+    # MOR simple users: how long a bearer token lives, the argon2id cost of their passwords
+    # (tests lower it; production keeps the library's recommended cost), and the sign-in
+    # failures allowed per email and per client address before 429 (the `limits` notation).
+    mor_token_ttl_seconds: int = Field(default=900, ge=60, le=86_400)
+    mor_password_time_cost: int = Field(default=3, ge=1)
+    mor_password_memory_kib: int = Field(default=65_536, ge=8)
+    mor_password_parallelism: int = Field(default=4, ge=1)
+    mor_sign_in_limit_per_email: str = "5/minute;20/hour"
+    mor_sign_in_limit_per_address: str = "30/minute"
     # How many valid API keys each process remembers (`auth.key_store`).
     api_key_cache_size: int = Field(default=10_000, ge=1)
 

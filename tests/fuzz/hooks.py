@@ -37,7 +37,9 @@ Loaded by the schemathesis CLI through SCHEMATHESIS_HOOKS=tests.fuzz.hooks.
   future; a loyalty programme's rate is the one its `PointsRule` names; a partner-hosted
   configuration carries its `ApiKey` (required the first time); a referral programme's levels
   start at 0, increase, have unique codes and whole amounts; a wallet withdrawal's
-  destination is an address of its `ChainId`; a loyalty import is a real CSV file.
+  destination is an address of its `ChainId`; a loyalty import is a real CSV file; a MOR
+  simple user's new password is not its email (the description says so) when it is
+  schema-valid.
 Everything else, including the decimals an amount may have in its currency, is in the
 document itself.
 """
@@ -54,7 +56,9 @@ import phonenumbers
 import schemathesis
 from hypothesis import strategies as st
 
+from finplat.errors import ValidationFailed
 from finplat.kit.fields import SAFE_TEXT_PATTERN
+from finplat.mor.identity.passwords import MAX_LENGTH, MIN_LENGTH, check_policy
 from finplat.providers.crypto import addresses
 from finplat.providers.crypto.port import Chain
 from tests.documents import samples
@@ -129,7 +133,8 @@ schemathesis.openapi.format("iban", st.sampled_from(VALID_IBANS))
 schemathesis.openapi.format("bic", st.sampled_from(VALID_BICS))
 
 KYC_REQUEST = re.compile(
-    r"^/api/v2/users/\{userId\}/(kyc/(sdk-token|manual|reusable-identity)|sumsub/kyc-url)$"
+    r"^(/api/v2/users/\{userId\}/(kyc/(sdk-token|manual|reusable-identity)|sumsub/kyc-url)"
+    r"|/api/v2/mor/public/me/kyc-url)$"
 )
 NOT_US = "GB"
 
@@ -313,6 +318,24 @@ LOYALTY_PROGRAMS = "/api/v2/loyalty/programs"
 LOYALTY_PROGRAM = "/api/v2/loyalty/programs/{programId}"
 CONFIGURATION = "/api/v2/company/configuration"
 WITHDRAWAL = "/api/v2/crypto-virtual-accounts/bankprov-to-wallet/initiate"
+MOR_PASSWORDS = {
+    "/api/v2/mor/public/users": "Password",
+    "/api/v2/mor/public/me/password": "NewPassword",
+}
+POLICY_PASSWORD = "fuzz-Policy-Password-2026"
+
+
+def _password_policy(body: dict[str, Any], name: str) -> dict[str, Any]:
+    """A schema-valid password the policy refuses becomes one it accepts (a password of a
+    length the schema refuses stays as drawn)."""
+    password, email = body.get(name), body.get("Email")
+    if not isinstance(password, str) or not MIN_LENGTH <= len(password) <= MAX_LENGTH:
+        return body
+    try:
+        check_policy(password, email=email if isinstance(email, str) else "")
+    except ValidationFailed:
+        return {**body, name: POLICY_PASSWORD}
+    return body
 
 
 def _cross_field(path: str, method: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -328,6 +351,8 @@ def _cross_field(path: str, method: str, body: dict[str, Any]) -> dict[str, Any]
         return _partner_key(body)
     if path == WITHDRAWAL:
         return _destination(body)
+    if path in MOR_PASSWORDS and method == "POST":
+        return _password_policy(body, MOR_PASSWORDS[path])
     return body
 
 

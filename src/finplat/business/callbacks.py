@@ -9,6 +9,7 @@
   an application backwards. approved opens the business's banking account (the application's
   `accountId`, provider approval `approved`); rejected and more_information_required set the
   provider approval to `rejected` and `pending_documents`. Each emits `account.status_updated`.
+  An application that is a MOR merchant's own KYB goes to `mor.kyb.service` instead.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from finplat.errors import Conflict
 from finplat.events import service as events
 from finplat.kit.clock import utcnow
 from finplat.kit.fields import SafeText
+from finplat.mor.kyb import service as mor_kyb
 from finplat.providers import inbound
 from finplat.providers.business_onboarding.sandbox.adapter import (
     APPLICATION_STATUS_CHANGED,
@@ -41,6 +43,7 @@ log = structlog.get_logger("finplat.business.callbacks")
 # platform writes the person just after the provider answers); after that it is dropped.
 UNKNOWN_PERSON_RETRY_WINDOW = timedelta(hours=1)
 MAX_REASON = 200
+MAX_MOR_REASON = 500
 
 _PROVIDER_STATUS = {
     statuses.APPROVED: provider_statuses.APPROVED_BANKPROV,
@@ -128,7 +131,19 @@ async def application_status_changed(
         provider_application_id, lock=True
     )
     if application is None:
-        log.info("business_application_unknown", provider=BANKPROV)
+        # Not a business user's application: it may be a MOR merchant's own KYB.
+        reason = data.get("reason")
+        asked = data.get("requiredInformation")
+        if isinstance(asked, list):
+            reason = " ".join(str(item) for item in asked)
+        if not await mor_kyb.apply_provider_status(
+            session,
+            company_id=company_id,
+            provider_application_id=provider_application_id,
+            provider_status=status,
+            reason=reason[:MAX_MOR_REASON] if isinstance(reason, str) else None,
+        ):
+            log.info("business_application_unknown", provider=BANKPROV)
         return
     allowed_from = statuses.ALLOWED_FROM.get(status)
     if allowed_from is None or application.status not in allowed_from:

@@ -29,6 +29,8 @@ from finplat.kyc.models import KycSubmission
 from finplat.ledger.models import LedgerAccount, LedgerBalance, LedgerEntry, LedgerTransfer
 from finplat.loyalty import models as loyalty_models
 from finplat.mor.children import models as mor_children_models
+from finplat.mor.identity import models as mor_identity_models
+from finplat.mor.kyb import models as mor_kyb_models
 from finplat.partner_hosted import models as partner_hosted_models
 from finplat.payments.collections import models as payment_collections_models
 from finplat.payments.mandates import models as payment_mandates_models
@@ -101,6 +103,8 @@ MODEL_MODULES = (
     referral_models,
     loyalty_models,
     mor_children_models,
+    mor_identity_models,
+    mor_kyb_models,
 )
 
 __all__ = [

@@ -87,6 +87,9 @@ _LINKS: dict[tuple[str, str, str], dict[str, dict[str, Any]]] = {
     },
 }
 
+# The scheme name of MOR simple users' bearer tokens (`finplat.mor.identity.bearer`).
+BEARER_SCHEME = "MorBearer"
+
 
 def _add_links(schema: dict[str, Any]) -> None:
     paths = schema.get("paths", {})
@@ -150,6 +153,11 @@ def document(app: FastAPI) -> dict[str, Any]:
                         "schema": {"type": "integer"},
                     }
                 }
+            security = operation.get("security")
+            if isinstance(security, list) and any(BEARER_SCHEME in item for item in security):
+                # FastAPI lists each scheme a route depends on as an alternative; a MOR
+                # self-service route needs the key AND the bearer token.
+                operation["security"] = [{k: v for item in security for k, v in item.items()}]
             if "requestBody" in operation:
                 responses.setdefault("408", error("The request body did not arrive in time."))
                 responses.setdefault("413", error("Request body too large."))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import date
+
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -14,6 +16,13 @@ from finplat.users.schemas import UserCreate
 
 STATUS_ACTIVE = "ACTIVE"
 KYC_NOT_STARTED = "NOT_STARTED"
+PERSONAL = "personal"
+# What a user created with only a name and an email (a MOR simple user) has for the identity
+# fields the users table requires: no phone, and a birth date and country ("ZZ", ISO 3166's
+# "unknown") that `complete_identity` replaces before the user's KYC starts.
+UNKNOWN_PHONE = ""
+UNKNOWN_BIRTH_DATE = date(1900, 1, 1)
+UNKNOWN_COUNTRY = "ZZ"
 
 
 class UserNotFound(NotFound):
@@ -65,6 +74,52 @@ async def create_user(session: AsyncSession, *, company_id: int, data: UserCreat
     except IntegrityError:
         # A concurrent request created the same ExternalUserId between our check and insert.
         raise UserAlreadyExists() from None
+
+
+async def create_named_user(
+    session: AsyncSession,
+    *,
+    company_id: int,
+    external_user_id: str,
+    email: str,
+    first_name: str,
+    last_name: str,
+) -> User:
+    """A personal user known only by name and email (a MOR simple user): ACTIVE, KYC
+    NOT_STARTED, on the company's default personal tier, its other identity fields unknown
+    (see `UNKNOWN_*`) until `complete_identity`."""
+    repo = UserRepository(session, company_id)
+    if await repo.find_by_external_id(external_user_id) is not None:
+        raise UserAlreadyExists()
+    tier = await tiers.default_tier(session, company_id=company_id, account_type=PERSONAL)
+    user = User(
+        external_user_id=external_user_id,
+        email=email,
+        first_name=first_name,
+        last_name=last_name,
+        phone=UNKNOWN_PHONE,
+        account_type=PERSONAL,
+        date_of_birth=UNKNOWN_BIRTH_DATE,
+        country=UNKNOWN_COUNTRY,
+        status=STATUS_ACTIVE,
+        kyc_status=KYC_NOT_STARTED,
+        tier_id=tier.id if tier else None,
+    )
+    try:
+        return await repo.add(user)
+    except IntegrityError:
+        raise UserAlreadyExists() from None
+
+
+async def complete_identity(
+    session: AsyncSession, *, company_id: int, user_id: int, date_of_birth: date, country: str
+) -> User:
+    """Set the birth date and country a user's identity verification needs."""
+    user = await get_user(session, company_id=company_id, user_id=user_id)
+    user.date_of_birth = date_of_birth
+    user.country = country
+    await session.flush()
+    return user
 
 
 async def get_user(session: AsyncSession, *, company_id: int, user_id: int) -> User:

@@ -1,0 +1,55 @@
+"""What a simple user's bearer token opens: its own KYC link and its own cards, never
+another user's."""
+
+from __future__ import annotations
+
+from tests.cards.steps import ordered_card
+from tests.conftest import Tenant
+from tests.mor.identity_steps import ME, bearer, sign_in, simple_user
+from tests.onboarding import decide, select_tier
+
+KYC_URL = f"{ME}/kyc-url"
+CARDS = f"{ME}/cards"
+IDENTITY = {"DateOfBirth": "1990-05-17", "Country": "GB", "Occupation": "Engineer"}
+
+
+async def test_a_simple_user_starts_its_own_hosted_kyc_with_its_birth_date_and_country(
+    mor_tenant: Tenant,
+) -> None:
+    user = await simple_user(mor_tenant.client)
+    token = await sign_in(mor_tenant.client, user["Email"])
+    response = await mor_tenant.client.post(KYC_URL, headers=bearer(token), json=IDENTITY)
+    assert response.status_code == 200, response.text
+    assert response.json()["Url"]
+    assert response.json()["Status"] == "PENDING"
+    profile = (await mor_tenant.client.get(f"/api/v2/users/{user['Id']}")).json()
+    assert profile["DateOfBirth"] == "1990-05-17"
+    assert profile["Country"] == "GB"
+    assert profile["KycStatus"] == "PENDING"
+
+
+async def test_the_kyc_link_needs_a_bearer_token(mor_tenant: Tenant) -> None:
+    response = await mor_tenant.client.post(KYC_URL, json=IDENTITY)
+    assert response.status_code == 401
+
+
+async def test_a_simple_user_reads_its_own_cards_and_never_another_users(
+    mor_tenant: Tenant,
+) -> None:
+    api = mor_tenant.client
+    holder = await simple_user(api)
+    other = await simple_user(api)
+    holder_token = await sign_in(api, holder["Email"])
+    other_token = await sign_in(api, other["Email"])
+    assert (await api.post(KYC_URL, headers=bearer(holder_token), json=IDENTITY)).is_success
+    await decide(api, holder["Id"], "APPROVED")
+    await select_tier(api, holder["Id"], "Personal Premium")
+    card = await ordered_card(api, holder)
+    own = await api.get(CARDS, headers=bearer(holder_token))
+    assert own.status_code == 200, own.text
+    assert [c["Id"] for c in own.json()["Cards"]] == [card["Id"]]
+    others = await api.get(CARDS, headers=bearer(other_token))
+    assert others.status_code == 200
+    assert others.json()["Cards"] == []
+    me = await api.get(ME, headers=bearer(other_token))
+    assert me.json()["Id"] == other["Id"]
