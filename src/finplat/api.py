@@ -38,6 +38,7 @@ from finplat.events.endpoints import router as events_router
 from finplat.http.health import router as health_router
 from finplat.kyc.endpoints import router as kyc_router
 from finplat.loyalty.endpoints import router as loyalty_router
+from finplat.mor.cards.endpoints import router as mor_cards_router
 from finplat.mor.catalogue.endpoints import router as mor_catalogue_router
 from finplat.partner_hosted.endpoints import router as partner_balances_router
 from finplat.payments.collections.endpoints import router as collections_router
@@ -114,6 +115,7 @@ ROUTERS: tuple[APIRouter, ...] = (
     referrals_router,
     loyalty_router,
     mor_catalogue_router,
+    mor_cards_router,
 )
 
 SANDBOX_ROUTERS: tuple[APIRouter, ...] = (

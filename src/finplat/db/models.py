@@ -28,6 +28,7 @@ from finplat.idempotency.models import IdempotencyKey
 from finplat.kyc.models import KycSubmission
 from finplat.ledger.models import LedgerAccount, LedgerBalance, LedgerEntry, LedgerTransfer
 from finplat.loyalty import models as loyalty_models
+from finplat.mor.cards import models as mor_cards_models
 from finplat.partner_hosted import models as partner_hosted_models
 from finplat.payments.collections import models as payment_collections_models
 from finplat.payments.mandates import models as payment_mandates_models
@@ -99,6 +100,7 @@ MODEL_MODULES = (
     voucher_redemption_models,
     referral_models,
     loyalty_models,
+    mor_cards_models,
 )
 
 __all__ = [
