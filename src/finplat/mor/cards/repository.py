@@ -41,15 +41,19 @@ def _assigned_to(
     company_id: int, user_id: int | ColumnElement[int] | InstrumentedAttribute[int]
 ) -> ColumnElement[bool]:
     a = MorCardAssignment
-    open_assignment = exists().where(
-        a.company_id == company_id,
-        a.card_id == Card.id,
-        a.user_id == user_id,
-        a.unassigned_at.is_(None),
+    open_assignment = (
+        exists()
+        .where(
+            a.company_id == company_id,
+            a.card_id == Card.id,
+            a.user_id == user_id,
+            a.unassigned_at.is_(None),
+        )
+        .correlate_except(a)
     )
     never_assigned = and_(
         Card.user_id == user_id,
-        not_(exists().where(a.company_id == company_id, a.card_id == Card.id)),
+        not_(exists().where(a.company_id == company_id, a.card_id == Card.id).correlate_except(a)),
     )
     return or_(open_assignment, never_assigned)
 
