@@ -28,7 +28,9 @@ class Isolated:
 
 
 @asynccontextmanager
-async def isolated(label: str, **overrides: object) -> AsyncIterator[Isolated]:
+async def isolated(
+    label: str, *, mor: bool = False, **overrides: object
+) -> AsyncIterator[Isolated]:
     # Setup bursts (cards ordered, funded) and parallel requests can pass the default
     # 100/second, and tests of refusals the default 20 failed authentications a minute; the
     # limits have tests of their own (tests/test_limits.py, tests/auth).
@@ -38,7 +40,9 @@ async def isolated(label: str, **overrides: object) -> AsyncIterator[Isolated]:
         settings = Settings(database_url=url, **overrides)  # type: ignore[arg-type]
         app = create_app(settings)
         async with unit_of_work(app.state.session_factory) as session:
-            created = await companies.create_company(session, name="Isolated", sandbox=True)
+            created = await companies.create_company(
+                session, name="Isolated", sandbox=True, is_mor=mor
+            )
         try:
             async with httpx.AsyncClient(
                 transport=httpx.ASGITransport(app=app),
