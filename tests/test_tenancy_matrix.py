@@ -75,6 +75,7 @@ class Seeded:
     referral_boost_id: str  # a boost of the programme
     referral_assignment_id: str  # the card holder's welcome reward, assigned as a voucher
     loyalty: SeededLoyalty | None = None  # a programme, a merchant with a MID, an import config
+    mor_load_request_id: int = 0  # a MOR load request for the card, by its holder
 
     @property
     def markers(self) -> set[str]:
@@ -198,6 +199,7 @@ IDENTIFIERS: dict[str, tuple[Callable[[Seeded], Any], Any]] = {
     "authorizationId": (lambda s: s.card.authorization_id, "cardprov_auth_" + "0" * 24),
     "ruleId": (lambda s: s.card.rule_id, MISSING_INT),
     "BinRangeId": (lambda s: s.card.bin_range_id, MISSING_INT),
+    "loadRequestId": (lambda s: s.mor_load_request_id, MISSING_INT),
     "cryptoUserId": (lambda s: s.crypto.user_id, MISSING_INT),
     "depositId": (lambda s: s.crypto.deposit_id, "cdp_" + "0" * 24),
     "cryptoQuoteId": (lambda s: s.crypto.quote_id, "cxq_" + "0" * 24),
@@ -292,6 +294,8 @@ BODIES: dict[tuple[str, str], dict[str, Any]] = {
         "Answers": [{"RequestId": "bp_irq_0", "Answer": "An answer"}]
     },
     ("POST", "/api/v2/banking/users/{userId}/budgets"): {"Name": "Tenancy"},
+    ("POST", "/api/v2/mor/public/cards/{cardId}/fund"): {"Amount": 10},
+    ("POST", "/api/v2/mor/public/load-requests"): {"Amount": 10},
     ("POST", "/api/v2/banking/payees"): payee_body(),
     ("POST", "/api/v2/banking/payees/{payeeId}/verify"): {"VerificationToken": "ZZZZZZZZ"},
     **{
@@ -703,7 +707,18 @@ async def seed(tenant: Tenant, factory: async_sessionmaker[AsyncSession]) -> See
         *await seed_referrals(client, factory, referrer=card.user_id, friend=user["Id"]),
     )
     seeded.loyalty = await seed_loyalty(client)
+    seeded.mor_load_request_id = await seed_mor_load_request(client, card)
     return seeded
+
+
+async def seed_mor_load_request(client: httpx.AsyncClient, card: SeededCard) -> int:
+    """A MOR load request by the card's holder (its assignee: it was ordered for them)."""
+    asked = await client.post(
+        "/api/v2/mor/public/load-requests",
+        json={"UserId": card.user_id, "CardId": card.card_id, "Amount": 10},
+    )
+    assert asked.status_code == 201, asked.text
+    return int(asked.json()["Id"])
 
 
 async def seed_loyalty(client: httpx.AsyncClient) -> SeededLoyalty:
@@ -965,7 +980,7 @@ async def test_an_endpoint_that_ignores_tenancy_fails_the_matrix(
         return {"Email": user.email}
 
     app.include_router(router)
-    a, b = await make_tenant("Leaky A"), await make_tenant("Leaky B")
+    a, b = await make_tenant("Leaky A", mor=True), await make_tenant("Leaky B", mor=True)
     seeded = await seed(a, session_factory)
     document = (await a.client.get("/openapi.json")).json()
     problems = await run_matrix(a, b, seeded, session, document)

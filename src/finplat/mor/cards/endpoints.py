@@ -95,8 +95,9 @@ async def mor_cardholders(
     f"{PREFIX}/cardholders/{{userId}}",
     response_model=MorCardholderDetail,
     summary="A cardholder and the cards assigned to them",
-    description="404 `MOR_CARDHOLDER_NOT_FOUND` for a user holding no card of the company, "
-    "and for any other company's id.",
+    description="404 `USER_NOT_FOUND` for a user who is not the company's (another "
+    "company's included), 404 `MOR_CARDHOLDER_NOT_FOUND` for a user of the company holding "
+    "no card.",
     responses=error_responses(400, 404),
 )
 async def mor_cardholder(
@@ -387,7 +388,8 @@ async def mor_load_request_create(
     f"{PREFIX}/load-requests",
     response_model=MorLoadRequestsPage,
     summary="The merchant's load requests",
-    description="Newest first; `status`, `userId` and `cardId` narrow the list.",
+    description="Newest first; `status`, `userId` and `cardId` narrow the list (an unknown "
+    "`userId` is 404 `USER_NOT_FOUND`).",
     responses=error_responses(400),
 )
 async def mor_load_requests(

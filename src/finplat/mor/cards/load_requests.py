@@ -83,6 +83,8 @@ async def page(
     card_id: int | None,
     request: PageRequest,
 ) -> PageSlice[MorLoadRequest]:
+    if user_id is not None:
+        await users.get_user(session, company_id=company_id, user_id=user_id)
     stmt = LoadRequestRepository(session, company_id).listing(
         status=status, user_id=user_id, card_id=card_id
     )

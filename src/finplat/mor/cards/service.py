@@ -26,6 +26,7 @@ from finplat.mor.cards.errors import CardholderNotFound, MorCardNotAssigned
 from finplat.mor.cards.repository import CardholderRepository
 from finplat.providers.cards.port import ProviderCardTransaction, WidgetSession
 from finplat.providers.registry import Providers
+from finplat.users import service as users
 from finplat.users.models import User
 
 MAX_BATCH = 50
@@ -59,13 +60,11 @@ async def cardholders(
 
 
 async def cardholder(session: AsyncSession, *, company_id: int, user_id: int) -> Cardholder:
-    """A cardholder; a user of the company holding no card, or any other id, is 404
-    `MOR_CARDHOLDER_NOT_FOUND`."""
+    """A cardholder: an unknown user (another company's included) is 404 `USER_NOT_FOUND`, a
+    user of the company holding no card 404 `MOR_CARDHOLDER_NOT_FOUND`."""
+    user = await users.get_user(session, company_id=company_id, user_id=user_id)
     held = await assignments.cards_assigned_to(session, company_id, user_id)
     if not held:
-        raise CardholderNotFound()
-    user = await CardholderRepository(session, company_id).get(user_id)
-    if user is None:
         raise CardholderNotFound()
     return Cardholder(user, len(held))
 
