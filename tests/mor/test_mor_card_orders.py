@@ -90,3 +90,9 @@ async def test_another_companys_user_is_refused_as_unknown_in_a_batch(
     response = await batch(api, [order])
     assert response.status_code == 200, response.text
     assert response.json()["Items"][0]["Error"]["Code"] == "USER_NOT_FOUND"
+
+
+async def test_the_batch_path_is_no_card_id(mor_tenant: Tenant) -> None:
+    response = await mor_tenant.client.get(f"{PREFIX}/cards/batch")
+    assert response.status_code == 405, response.text
+    assert response.headers["Allow"] == "POST"

@@ -92,7 +92,7 @@ async def mor_cardholders(
 
 
 @router.get(
-    f"{PREFIX}/cardholders/{{userId}}",
+    f"{PREFIX}/cardholders/{{userId:id}}",
     response_model=MorCardholderDetail,
     summary="A cardholder and the cards assigned to them",
     description="404 `USER_NOT_FOUND` for a user who is not the company's (another "
@@ -148,7 +148,7 @@ async def mor_cards_batch(
 
 
 @router.get(
-    f"{PREFIX}/cards/{{cardId}}",
+    f"{PREFIX}/cards/{{cardId:id}}",
     response_model=MorCardResponse,
     summary="A MOR card and its assignee",
     description="The card as the cards domain shows it (masked number only) with `AssignedUserId`.",
@@ -161,7 +161,7 @@ async def mor_card(
 
 
 @router.post(
-    f"{PREFIX}/cards/{{cardId}}/assign",
+    f"{PREFIX}/cards/{{cardId:id}}/assign",
     response_model=MorCardResponse,
     summary="Assign a card to a user of the company",
     description="The card must be unassigned (409 `MOR_CARD_ALREADY_ASSIGNED`; assigning it "
@@ -186,7 +186,7 @@ async def mor_card_assign(
 
 
 @router.post(
-    f"{PREFIX}/cards/{{cardId}}/unassign",
+    f"{PREFIX}/cards/{{cardId:id}}/unassign",
     response_model=MorCardResponse,
     summary="Unassign a card; its balance returns to the merchant's wallet",
     description="Ends the assignment (event `mor.card.unassigned`), cancels the user's "
@@ -210,7 +210,7 @@ async def mor_card_unassign(
 
 
 @router.post(
-    f"{PREFIX}/cards/{{cardId}}/cancel",
+    f"{PREFIX}/cards/{{cardId:id}}/cancel",
     response_model=MorCardResponse,
     summary="Cancel a MOR card permanently",
     description="The cards domain's cancellation (`DELETE /api/v2/cards/{cardId}`): the "
@@ -231,7 +231,7 @@ async def mor_card_cancel(
 
 
 @router.post(
-    f"{PREFIX}/cards/{{cardId}}/fund",
+    f"{PREFIX}/cards/{{cardId:id}}/fund",
     response_model=MorCardFundResponse,
     summary="Fund an assigned card from the merchant's wallet",
     description="The ordinary card top-up (`POST /api/v2/cards/topup`) from the company's "
@@ -273,7 +273,7 @@ async def mor_card_fund(
 
 
 @router.get(
-    f"{PREFIX}/cards/{{cardId}}/transactions",
+    f"{PREFIX}/cards/{{cardId:id}}/transactions",
     response_model=CardTransactionsPage,
     summary="The current assignee's transactions with a card",
     description="The card's transactions (as `GET /api/v2/cards/{cardId}/transactions`) "
@@ -328,7 +328,7 @@ async def mor_card_transactions(
 
 
 @router.get(
-    f"{PREFIX}/cards/{{cardId}}/widget",
+    f"{PREFIX}/cards/{{cardId:id}}/widget",
     response_model=WidgetResponse,
     summary="A secure widget URL showing a MOR card's full details",
     description="The card provider's page, as `GET /api/v2/cards/{cardId}/widget`: the only "
@@ -417,7 +417,7 @@ async def mor_load_requests(
 
 
 @router.get(
-    f"{PREFIX}/load-requests/{{loadRequestId}}",
+    f"{PREFIX}/load-requests/{{loadRequestId:id}}",
     response_model=MorLoadRequestResponse,
     summary="A load request",
     responses=error_responses(400, 404),
@@ -432,7 +432,7 @@ async def mor_load_request(
 
 
 @router.post(
-    f"{PREFIX}/load-requests/{{loadRequestId}}/approve",
+    f"{PREFIX}/load-requests/{{loadRequestId:id}}/approve",
     response_model=MorLoadRequestResponse,
     summary="Approve a load request: the card is funded from the merchant's wallet once",
     description="`APPROVED`, then `FUNDED` once the ordinary top-up (with its fee) loaded "
@@ -457,7 +457,7 @@ async def mor_load_request_approve(
 
 
 @router.post(
-    f"{PREFIX}/load-requests/{{loadRequestId}}/decline",
+    f"{PREFIX}/load-requests/{{loadRequestId:id}}/decline",
     response_model=MorLoadRequestResponse,
     summary="Decline a load request",
     description="A pending request ends `DECLINED` (event `mor.load_request.declined`); "
