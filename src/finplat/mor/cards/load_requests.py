@@ -123,14 +123,16 @@ async def approve(
     again. A card no longer assigned to the requester ends it `CANCELLED`. Approving a funded
     request answers it unchanged; a declined, failed or cancelled one is 409
     `MOR_LOAD_REQUEST_NOT_PENDING`. A provider timeout is 503: approve again to finish it."""
+    # Locks are taken card first, then request, as an unassignment and the top-up's own
+    # completion take them: the card's lock orders this approval with a parallel one, an
+    # unassignment and a funding (the assignee is checked and the top-up reserved under it).
+    card_id = (await get(session, company_id=company_id, request_id=request_id)).card_id
+    card = await find_card(session, company_id=company_id, card_id=card_id, lock=True)
     row = await _locked(session, company_id, request_id)
     if row.status == S.FUNDED:
         return row
     if row.status not in (S.PENDING, S.APPROVED):
         raise LoadRequestNotPending()
-    # The card's lock orders this approval with a parallel one, an unassignment and a funding:
-    # the assignee is checked and the top-up reserved under it.
-    card = await find_card(session, company_id=company_id, card_id=row.card_id, lock=True)
     if row.status == S.PENDING:
         if card.status == "CANCELLED" or (
             await assignments.current_assignee(session, card) != row.user_id
