@@ -24,6 +24,7 @@ SPEC_NAMED_PROPERTIES = {
     "KycConfiguration",
     "AutoLockBody",
     "CardResponse",
+    "MorCardResponse",  # a `CardResponse` with its assignee
     "CollectionCreate",
     "CollectionResponse",
 }

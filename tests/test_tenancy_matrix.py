@@ -76,6 +76,7 @@ class Seeded:
     referral_assignment_id: str  # the card holder's welcome reward, assigned as a voucher
     loyalty: SeededLoyalty | None = None  # a programme, a merchant with a MID, an import config
     mor_child_id: int | None = None  # a child company A created (A enabled for MOR)
+    mor_load_request_id: int = 0  # a MOR load request for the card, by its holder
 
     @property
     def markers(self) -> set[str]:
@@ -201,6 +202,7 @@ IDENTIFIERS: dict[str, tuple[Callable[[Seeded], Any], Any]] = {
     "authorizationId": (lambda s: s.card.authorization_id, "cardprov_auth_" + "0" * 24),
     "ruleId": (lambda s: s.card.rule_id, MISSING_INT),
     "BinRangeId": (lambda s: s.card.bin_range_id, MISSING_INT),
+    "loadRequestId": (lambda s: s.mor_load_request_id, MISSING_INT),
     "cryptoUserId": (lambda s: s.crypto.user_id, MISSING_INT),
     "depositId": (lambda s: s.crypto.deposit_id, "cdp_" + "0" * 24),
     "cryptoQuoteId": (lambda s: s.crypto.quote_id, "cxq_" + "0" * 24),
@@ -301,6 +303,8 @@ BODIES: dict[tuple[str, str], dict[str, Any]] = {
         "Answers": [{"RequestId": "bp_irq_0", "Answer": "An answer"}]
     },
     ("POST", "/api/v2/banking/users/{userId}/budgets"): {"Name": "Tenancy"},
+    ("POST", "/api/v2/mor/public/cards/{cardId}/fund"): {"Amount": 10},
+    ("POST", "/api/v2/mor/public/load-requests"): {"Amount": 10},
     ("POST", "/api/v2/banking/payees"): payee_body(),
     ("POST", "/api/v2/banking/payees/{payeeId}/verify"): {"VerificationToken": "ZZZZZZZZ"},
     **{
@@ -725,6 +729,7 @@ async def seed(tenant: Tenant, factory: async_sessionmaker[AsyncSession]) -> See
     )
     seeded.loyalty = await seed_loyalty(client)
     seeded.mor_child_id = await seed_mor_child(client, name)
+    seeded.mor_load_request_id = await seed_mor_load_request(client, card)
     return seeded
 
 
@@ -733,6 +738,16 @@ async def seed_mor_child(client: httpx.AsyncClient, parent_name: str) -> int | N
     A is not enabled for MOR, or is itself a child."""
     created = await client.post("/api/v2/mor/public/children", json={"Name": f"{parent_name} kid"})
     return int(created.json()["Id"]) if created.status_code == 201 else None
+
+
+async def seed_mor_load_request(client: httpx.AsyncClient, card: SeededCard) -> int:
+    """A MOR load request by the card's holder (its assignee: it was ordered for them)."""
+    asked = await client.post(
+        "/api/v2/mor/public/load-requests",
+        json={"UserId": card.user_id, "CardId": card.card_id, "Amount": 10},
+    )
+    assert asked.status_code == 201, asked.text
+    return int(asked.json()["Id"])
 
 
 async def seed_loyalty(client: httpx.AsyncClient) -> SeededLoyalty:
@@ -1035,7 +1050,7 @@ async def test_an_endpoint_that_ignores_tenancy_fails_the_matrix(
         return {"Email": user.email}
 
     app.include_router(router)
-    a, b = await make_tenant("Leaky A"), await make_tenant("Leaky B")
+    a, b = await make_tenant("Leaky A", mor=True), await make_tenant("Leaky B", mor=True)
     seeded = await seed(a, session_factory)
     document = (await a.client.get("/openapi.json")).json()
     problems = await run_matrix(a, b, seeded, session, document)

@@ -40,6 +40,7 @@ from finplat.http.health import router as health_router
 from finplat.kyc.endpoints import router as kyc_router
 from finplat.loyalty.endpoints import router as loyalty_router
 from finplat.mor.analytics.endpoints import router as mor_analytics_router
+from finplat.mor.cards.endpoints import router as mor_cards_router
 from finplat.mor.catalogue.endpoints import router as mor_catalogue_router
 from finplat.mor.children.endpoints import router as mor_children_router
 from finplat.mor.identity.endpoints import router as mor_identity_router
@@ -129,6 +130,7 @@ ROUTERS: tuple[APIRouter, ...] = (
     mor_children_router,
     mor_kyb_router,
     mor_identity_router,
+    mor_cards_router,
 )
 
 SANDBOX_ROUTERS: tuple[APIRouter, ...] = (

@@ -3,8 +3,11 @@ another user's."""
 
 from __future__ import annotations
 
+import httpx
+
 from tests.cards.steps import ordered_card
 from tests.conftest import Tenant
+from tests.mor.card_steps import assign, unassign
 from tests.mor.identity_steps import ME, bearer, sign_in, simple_user
 from tests.onboarding import decide, select_tier
 
@@ -53,3 +56,26 @@ async def test_a_simple_user_reads_its_own_cards_and_never_another_users(
     assert others.json()["Cards"] == []
     me = await api.get(ME, headers=bearer(other_token))
     assert me.json()["Id"] == other["Id"]
+
+
+async def test_a_card_the_merchant_reassigns_leaves_the_holders_cards_for_the_assignees(
+    mor_tenant: Tenant,
+) -> None:
+    api = mor_tenant.client
+    tokens: dict[str, str] = {}
+    users: dict[str, dict[str, object]] = {}
+    for who in ("holder", "assignee"):
+        users[who] = await simple_user(api)
+        tokens[who] = await sign_in(api, users[who]["Email"])
+        assert (await api.post(KYC_URL, headers=bearer(tokens[who]), json=IDENTITY)).is_success
+        await decide(api, users[who]["Id"], "APPROVED")
+    await select_tier(api, users["holder"]["Id"], "Personal Premium")
+    card = await ordered_card(api, users["holder"])
+    assert (await unassign(api, card["Id"])).status_code == 200
+    assert (await assign(api, card["Id"], users["assignee"]["Id"])).status_code == 200
+
+    def ids(response: httpx.Response) -> list[int]:
+        return [c["Id"] for c in response.json()["Cards"]]
+
+    assert ids(await api.get(CARDS, headers=bearer(tokens["holder"]))) == []
+    assert ids(await api.get(CARDS, headers=bearer(tokens["assignee"]))) == [card["Id"]]

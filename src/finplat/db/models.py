@@ -28,6 +28,7 @@ from finplat.idempotency.models import IdempotencyKey
 from finplat.kyc.models import KycSubmission
 from finplat.ledger.models import LedgerAccount, LedgerBalance, LedgerEntry, LedgerTransfer
 from finplat.loyalty import models as loyalty_models
+from finplat.mor.cards import models as mor_cards_models
 from finplat.mor.children import models as mor_children_models
 from finplat.mor.identity import models as mor_identity_models
 from finplat.mor.kyb import models as mor_kyb_models
@@ -105,6 +106,7 @@ MODEL_MODULES = (
     mor_children_models,
     mor_identity_models,
     mor_kyb_models,
+    mor_cards_models,
 )
 
 __all__ = [

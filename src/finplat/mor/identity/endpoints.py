@@ -189,10 +189,8 @@ async def mor_own_kyc_url(
     + BEARER,
     responses=error_responses(401, 503),
 )
-async def mor_own_cards(
-    user: BearerUser, session: DbSession, providers: CurrentProviders
-) -> CardsResponse:
-    found = await service.own_cards(session, providers, user=user)
+async def mor_own_cards(user: BearerUser, session: DbSession) -> CardsResponse:
+    found = await service.own_cards(session, user=user)
     return CardsResponse(
         Cards=[CardResponse.of(v.card, available=v.available, posted=v.posted) for v in found]
     )

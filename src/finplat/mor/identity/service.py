@@ -27,7 +27,6 @@ import structlog
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from finplat.cards import service as cards
 from finplat.cards.service import CardView
 from finplat.config import Settings
 from finplat.errors import ApiError, Conflict
@@ -36,6 +35,7 @@ from finplat.kyc import service as kyc
 from finplat.kyc.schemas import KycQuestionnaire
 from finplat.kyc.service import KycSession
 from finplat.kyc.statuses import KycMethod
+from finplat.mor.cards import assignments
 from finplat.mor.identity import passwords
 from finplat.mor.identity.models import MorAccessToken, MorCredential
 from finplat.mor.identity.repository import AccessTokenRepository, CredentialRepository
@@ -272,7 +272,8 @@ async def start_own_kyc(
     )
 
 
-async def own_cards(session: AsyncSession, providers: Providers, *, user: User) -> list[CardView]:
-    """The cards the simple user may read: its own (held in its name) through the cards
-    service. The one place that decides which cards are the user's."""
-    return await cards.list_cards(session, providers, company_id=user.company_id, user_id=user.id)
+async def own_cards(session: AsyncSession, *, user: User) -> list[CardView]:
+    """The cards the simple user may read: those the merchant assigned to it (and those it
+    holds that were never assigned), as the MOR card assignments decide. The one place that
+    decides which cards are the user's."""
+    return await assignments.cards_assigned_to(session, user.company_id, user.id)

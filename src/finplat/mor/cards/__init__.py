@@ -1,0 +1,1 @@
+"""Cards for a MOR merchant's people: cardholders, batches, assignment, load requests."""
