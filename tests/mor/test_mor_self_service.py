@@ -3,6 +3,8 @@ another user's."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import httpx
 
 from tests.cards.steps import ordered_card
@@ -63,7 +65,7 @@ async def test_a_card_the_merchant_reassigns_leaves_the_holders_cards_for_the_as
 ) -> None:
     api = mor_tenant.client
     tokens: dict[str, str] = {}
-    users: dict[str, dict[str, object]] = {}
+    users: dict[str, dict[str, Any]] = {}
     for who in ("holder", "assignee"):
         users[who] = await simple_user(api)
         tokens[who] = await sign_in(api, users[who]["Email"])
