@@ -81,3 +81,66 @@ async def test_a_card_the_merchant_reassigns_leaves_the_holders_cards_for_the_as
 
     assert ids(await api.get(CARDS, headers=bearer(tokens["holder"]))) == []
     assert ids(await api.get(CARDS, headers=bearer(tokens["assignee"]))) == [card["Id"]]
+
+
+LOADS = f"{ME}/load-requests"
+
+
+async def _user_with_card(api: httpx.AsyncClient) -> tuple[str, dict[str, Any]]:
+    """A signed-in simple user, KYC approved, holding a card: its token and the card."""
+    user = await simple_user(api)
+    token = await sign_in(api, user["Email"])
+    assert (await api.post(KYC_URL, headers=bearer(token), json=IDENTITY)).is_success
+    await decide(api, user["Id"], "APPROVED")
+    await select_tier(api, user["Id"], "Personal Premium")
+    return token, await ordered_card(api, user)
+
+
+async def test_a_simple_user_asks_for_a_load_onto_its_own_card(mor_tenant: Tenant) -> None:
+    api = mor_tenant.client
+    token, card = await _user_with_card(api)
+    asked = await api.post(LOADS, headers=bearer(token), json={"CardId": card["Id"], "Amount": 25})
+    assert asked.status_code == 201, asked.text
+    assert asked.json()["Status"] == "PENDING"
+    listed = await api.get(LOADS, headers=bearer(token))
+    assert [r["Id"] for r in listed.json()["Items"]] == [asked.json()["Id"]]
+    merchant_view = await api.get(f"/api/v2/mor/public/load-requests/{asked.json()['Id']}")
+    assert merchant_view.status_code == 200
+
+
+async def test_a_simple_user_cannot_ask_for_a_load_onto_another_users_card(
+    mor_tenant: Tenant,
+) -> None:
+    api = mor_tenant.client
+    _, card = await _user_with_card(api)
+    stranger = await simple_user(api)
+    token = await sign_in(api, stranger["Email"])
+    asked = await api.post(LOADS, headers=bearer(token), json={"CardId": card["Id"], "Amount": 25})
+    assert asked.status_code == 409, asked.text
+    assert asked.json()["Code"] == "MOR_CARD_NOT_ASSIGNED_TO_USER"
+    assert (await api.get(LOADS, headers=bearer(token))).json()["Items"] == []
+
+
+async def test_a_load_request_retried_with_its_key_is_made_once_and_keys_are_per_user(
+    mor_tenant: Tenant,
+) -> None:
+    api = mor_tenant.client
+    token, card = await _user_with_card(api)
+    other_token, other_card = await _user_with_card(api)
+    key = {"Idempotency-Key": "same-key-for-both"}
+    first = await api.post(
+        LOADS, headers={**bearer(token), **key}, json={"CardId": card["Id"], "Amount": 25}
+    )
+    again = await api.post(
+        LOADS, headers={**bearer(token), **key}, json={"CardId": card["Id"], "Amount": 25}
+    )
+    assert first.status_code == again.status_code == 201
+    assert again.json()["Id"] == first.json()["Id"]
+    others = await api.post(
+        LOADS,
+        headers={**bearer(other_token), **key},
+        json={"CardId": other_card["Id"], "Amount": 25},
+    )
+    assert others.status_code == 201, others.text
+    assert others.json()["Id"] != first.json()["Id"]
+    assert len((await api.get(LOADS, headers=bearer(token))).json()["Items"]) == 1

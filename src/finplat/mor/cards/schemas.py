@@ -153,6 +153,19 @@ class MorLoadRequestCreate(RequestModel):
     Note: Annotated[SafeText, Field(min_length=1, max_length=500)] | None = None
 
 
+class MorOwnLoadRequestCreate(RequestModel):
+    """A signed-in simple user's load request: the user is the bearer token's."""
+
+    model_config = ConfigDict(
+        json_schema_extra={"example": {"CardId": 1, "Amount": 50.0}, **cents("Amount")}
+    )
+
+    CardId: BodyId = Field(description="One of the user's own cards (`GET .../me/cards`).")
+    Amount: TopupValue
+    Currency: Annotated[CardCurrency, Field(strict=False)] = CardCurrency.USD
+    Note: Annotated[SafeText, Field(min_length=1, max_length=500)] | None = None
+
+
 class MorLoadRequestDecline(RequestModel):
     Reason: Annotated[SafeText, Field(min_length=1, max_length=500)] | None = None
 

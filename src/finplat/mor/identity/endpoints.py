@@ -3,14 +3,26 @@ self-service routes a token opens: the user's own profile, KYC link and cards.""
 
 from __future__ import annotations
 
-from fastapi import Request, Response, status
+from typing import Annotated
+
+from fastapi import Query, Request, Response, status
 
 from finplat.cards.schemas import CardResponse, CardsResponse
 from finplat.config import Settings
 from finplat.errors import error_responses
 from finplat.http.routing import CurrentPrincipal, CurrentProviders, DbSession, address_of
+from finplat.idempotency.http import IdempotencyKeyHeader, claim_for
+from finplat.kit.money import requested_amount
+from finplat.kit.pagination import PageParams
 from finplat.kyc.schemas import KycQuestionnaire
 from finplat.mor.access import PREFIX, mor_router
+from finplat.mor.cards import load_requests
+from finplat.mor.cards.load_request_states import MorLoadRequestStatus
+from finplat.mor.cards.schemas import (
+    MorLoadRequestResponse,
+    MorLoadRequestsPage,
+    MorOwnLoadRequestCreate,
+)
 from finplat.mor.identity import service
 from finplat.mor.identity.bearer import BearerUser
 from finplat.mor.identity.schemas import (
@@ -193,4 +205,71 @@ async def mor_own_cards(user: BearerUser, session: DbSession) -> CardsResponse:
     found = await service.own_cards(session, user=user)
     return CardsResponse(
         Cards=[CardResponse.of(v.card, available=v.available, posted=v.posted) for v in found]
+    )
+
+
+@router.post(
+    f"{PREFIX}/me/load-requests",
+    response_model=MorLoadRequestResponse,
+    status_code=status.HTTP_201_CREATED,
+    summary="The signed-in simple user asks for a load onto its card",
+    description="As `POST /api/v2/mor/public/load-requests` with the bearer token's user as "
+    "`UserId`: `PENDING` until the merchant approves or declines it; the card must be assigned "
+    "to the user (409 `MOR_CARD_NOT_ASSIGNED_TO_USER`). Safe to retry with `Idempotency-Key` "
+    "(each user's keys are its own)." + BEARER,
+    responses=error_responses(400, 404, 409),
+)
+async def mor_own_load_request_create(
+    body: MorOwnLoadRequestCreate,
+    user: BearerUser,
+    request: Request,
+    session: DbSession,
+    idempotency_key: IdempotencyKeyHeader = None,
+) -> MorLoadRequestResponse:
+    money = requested_amount(body.Amount, body.Currency.value, field="Amount")
+    # A scope per user: one user's key never answers another user's request.
+    await claim_for(
+        request,
+        session,
+        company_id=user.company_id,
+        key=idempotency_key,
+        scope=f"mor-user:{user.id}",
+    )
+    row = await load_requests.create(
+        session,
+        company_id=user.company_id,
+        user_id=user.id,
+        card_id=body.CardId,
+        money=money,
+        note=body.Note,
+    )
+    return MorLoadRequestResponse.of(row)
+
+
+@router.get(
+    f"{PREFIX}/me/load-requests",
+    response_model=MorLoadRequestsPage,
+    summary="The signed-in simple user's load requests",
+    description="Newest first; `status` narrows the list." + BEARER,
+    responses=error_responses(400, 401),
+)
+async def mor_own_load_requests(
+    user: BearerUser,
+    session: DbSession,
+    page: PageParams,
+    status_: Annotated[MorLoadRequestStatus | None, Query(alias="status")] = None,
+) -> MorLoadRequestsPage:
+    found = await load_requests.page(
+        session,
+        company_id=user.company_id,
+        status=status_.value if status_ is not None else None,
+        user_id=user.id,
+        card_id=None,
+        request=page,
+    )
+    return MorLoadRequestsPage(
+        Items=[MorLoadRequestResponse.of(r) for r in found.rows],
+        Page=page.page,
+        PageSize=page.page_size,
+        HasMore=found.has_more,
     )
