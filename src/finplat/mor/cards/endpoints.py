@@ -390,7 +390,7 @@ async def mor_load_request_create(
     summary="The merchant's load requests",
     description="Newest first; `status`, `userId` and `cardId` narrow the list (an unknown "
     "`userId` is 404 `USER_NOT_FOUND`).",
-    responses=error_responses(400),
+    responses=error_responses(400, 404),
 )
 async def mor_load_requests(
     session: DbSession,
