@@ -74,6 +74,10 @@ class CryptoCustody:
     ) -> BalanceCheck:
         result = BalanceCheck()
         coins = list(CURRENCIES)
+        async with unit_of_work(factory) as session:
+            bind_company(session, company_id)
+            if not await repository.has_crypto(session, company_id=company_id):
+                return result  # a company in the run for other reasons: nothing at the rail
 
         def unchecked(reason: str) -> BalanceCheck:
             result.unchecked.append(

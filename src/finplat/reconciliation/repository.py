@@ -153,6 +153,15 @@ async def companies_with_crypto(session: AsyncSession) -> list[int]:
     return sorted(found)
 
 
+async def has_crypto(session: AsyncSession, *, company_id: int) -> bool:
+    """Whether the company ever had a crypto deposit or transfer (its rail may hold coins)."""
+    for column in (CryptoDeposit.company_id, CryptoTransfer.company_id):
+        stmt = select(column).where(column == company_id).limit(1)
+        if (await session.execute(stmt)).first() is not None:
+            return True
+    return False
+
+
 async def deposits_not_credited(
     session: AsyncSession, *, company_id: int, currencies: Sequence[str]
 ) -> list[CryptoDeposit]:
