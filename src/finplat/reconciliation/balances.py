@@ -1,11 +1,12 @@
 """Balance sources: each compares what one provider holds with the ledger's mirror of it.
 
-A checker lists the companies it has balances for and checks one company at a time. Two
-sources: the banking provider's budgets (`BankprovBudgets`, below) and every card's balance
-at its card programme (`finplat.reconciliation.card_balances.CardBalances`, with its own
-rules for card movements in flight). Another source is one more `BalanceChecker` appended to
-`BALANCE_CHECKERS` (nothing else changes: the run, the report, the command and the job
-iterate this list).
+A checker lists the companies it has balances for and checks one company at a time. Three
+sources: the banking provider's budgets (`BankprovBudgets`, below), every card's balance at
+its card programme (`finplat.reconciliation.card_balances.CardBalances`, with its own rules
+for card movements in flight) and the crypto rail's custody per stablecoin
+(`finplat.reconciliation.crypto_custody.CryptoCustody`, compared with posted balances).
+Another source is one more `BalanceChecker` appended to `BALANCE_CHECKERS` (nothing else
+changes: the run, the report, the command and the job iterate this list).
 
 The comparison is with the ledger's **available** balance (posted - pending debits): money
 reserved for an operation has already left the provider's balance (the provider debits at
@@ -32,6 +33,7 @@ from finplat.providers.names import BankProvider
 from finplat.providers.registry import Providers
 from finplat.reconciliation import repository
 from finplat.reconciliation.card_balances import CardBalances
+from finplat.reconciliation.crypto_custody import CryptoCustody
 from finplat.reconciliation.report import (
     NO_PROVIDER,
     BalanceCheck,
@@ -179,4 +181,4 @@ class BankprovBudgets:
             )
 
 
-BALANCE_CHECKERS: list[BalanceChecker] = [BankprovBudgets(), CardBalances()]
+BALANCE_CHECKERS: list[BalanceChecker] = [BankprovBudgets(), CardBalances(), CryptoCustody()]

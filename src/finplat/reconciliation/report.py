@@ -4,7 +4,8 @@ Amounts are kept in integer minor units and written as exact decimal JSON number
 difference is `provider - ledger`: positive when the provider holds more than the ledger says
 is available (for a card, available adjusted for its movements in flight: see
 `finplat.reconciliation.card_balances`). A card's difference names its `cardId`, a budget's its
-`budgetId`.
+`budgetId`; a crypto rail's custody difference is the company's (no `userId`: the rail holds
+every user's coins together, see `finplat.reconciliation.crypto_custody`).
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ class PendingTransaction:
 @dataclass(frozen=True)
 class BalanceDifference:
     company_id: int
-    user_id: int
+    user_id: int | None  # None: a company-wide balance (a crypto rail's custody)
     # None: a card's balance, or money the provider holds where the platform mirrors nothing
     budget_id: str | None
     currency: str
@@ -64,7 +65,7 @@ class UncheckedAccount:
     compared (the provider did not answer or refused)."""
 
     company_id: int
-    user_id: int
+    user_id: int | None  # None: a company-wide balance (a crypto rail's custody)
     source: str
     account_id: str
     balances: int  # local balances left unchecked
@@ -211,16 +212,18 @@ class ReconciliationReport:
                 where = f"card {d.card_id}"
             elif d.budget_id:
                 where = f"budget {d.budget_id}"
+            elif d.user_id is None:
+                where = "custody"
             else:
                 where = "unmirrored provider budget"
             lines.append(
-                f"  difference: company {d.company_id} user {d.user_id} {where} {d.currency}: "
+                f"  difference: company {d.company_id}{_user(d.user_id)} {where} {d.currency}: "
                 f"ledger {from_minor(d.ledger_minor, d.currency)}, provider "
                 f"{from_minor(d.provider_minor, d.currency)}, difference "
                 f"{from_minor(d.difference_minor, d.currency)}" + (f" ({d.note})" if d.note else "")
             )
         lines += [
-            f"  unchecked: company {u.company_id} user {u.user_id} {u.source} "
+            f"  unchecked: company {u.company_id}{_user(u.user_id)} {u.source} "
             + (f"card {u.card_id}" if u.card_id is not None else f"account {u.account_id}")
             + f" ({u.balances} balance(s)): {u.reason}"
             for u in self.unchecked
@@ -230,3 +233,7 @@ class ReconciliationReport:
             "reconciliation OK" if self.ok else "reconciliation FOUND PROBLEMS (see above)"
         )
         return "\n".join(lines)
+
+
+def _user(user_id: int | None) -> str:
+    return "" if user_id is None else f" user {user_id}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 from sqlalchemy import func, select
@@ -12,6 +13,9 @@ from finplat.cards.funding.models import CardFunding
 from finplat.cards.funding.service import FundingStatus
 from finplat.cards.models import Card
 from finplat.cards.status import CardStatus
+from finplat.crypto.deposits import topups
+from finplat.crypto.deposits.models import CryptoDeposit, DepositStatus
+from finplat.crypto.transfers.models import CryptoTransfer
 from finplat.ledger.models import LedgerBalance
 
 
@@ -134,3 +138,52 @@ async def cancelled_cards_holding_money(
     if company_id is not None:
         stmt = stmt.where(Card.company_id == company_id)
     return [(int(c), int(i)) for c, i in (await session.execute(stmt)).all()]
+
+
+# ------------------------------------------------------------------------- crypto custody
+
+
+async def companies_with_crypto(session: AsyncSession) -> list[int]:
+    """Companies whose coins a crypto rail may hold: a deposit arrived, or a crypto transfer
+    was made (a card-provider funding leaves its fee in custody without any deposit)."""
+    deposits = select(CryptoDeposit.company_id).distinct()
+    transfers = select(CryptoTransfer.company_id).distinct()
+    found = {int(i) for i in (await session.execute(deposits)).scalars()}
+    found.update(int(i) for i in (await session.execute(transfers)).scalars())
+    return sorted(found)
+
+
+async def has_crypto(session: AsyncSession, *, company_id: int) -> bool:
+    """Whether the company ever had a crypto deposit or transfer (its rail may hold coins)."""
+    for column in (CryptoDeposit.company_id, CryptoTransfer.company_id):
+        stmt = select(column).where(column == company_id).limit(1)
+        if (await session.execute(stmt)).first() is not None:
+            return True
+    return False
+
+
+async def deposits_not_credited(
+    session: AsyncSession, *, company_id: int, currencies: Sequence[str]
+) -> list[CryptoDeposit]:
+    """The company's deposits in a stablecoin the rail holds and the ledger has not credited:
+    waiting for finality (`PENDING`) or kept for return (`UNSUPPORTED`)."""
+    stmt = select(CryptoDeposit).where(
+        CryptoDeposit.company_id == company_id,
+        CryptoDeposit.currency.in_(list(currencies)),
+        CryptoDeposit.status.in_([DepositStatus.PENDING.value, DepositStatus.UNSUPPORTED.value]),
+    )
+    return list((await session.execute(stmt)).scalars())
+
+
+async def auto_topup_conversions(session: AsyncSession, *, company_id: int) -> dict[str, int]:
+    """Per stablecoin, the USD minor units of deposits the auto top-up converted in the ledger
+    and did not undo (`CONVERTED`, `TOPPED_UP`)."""
+    stmt = (
+        select(CryptoDeposit.currency, func.sum(CryptoDeposit.auto_topup_amount_minor))
+        .where(
+            CryptoDeposit.company_id == company_id,
+            CryptoDeposit.auto_topup_status.in_([topups.CONVERTED, topups.TOPPED_UP]),
+        )
+        .group_by(CryptoDeposit.currency)
+    )
+    return {str(c): int(a or 0) for c, a in (await session.execute(stmt)).all()}

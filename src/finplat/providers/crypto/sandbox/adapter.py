@@ -26,8 +26,9 @@ from finplat.providers.crypto.port import (
     DepositAddress,
     Stablecoin,
 )
-from finplat.providers.crypto.sandbox import card_transfers
+from finplat.providers.crypto.sandbox import card_transfers, custody
 from finplat.providers.crypto.sandbox.card_transfers import SandboxCardTransfers
+from finplat.providers.crypto.sandbox.custody import SandboxCustody
 from finplat.providers.crypto.sandbox.models import (
     SandboxChainDeposit,
     SandboxConversion,
@@ -49,6 +50,7 @@ OPERATIONS = (
     "conversion_by_key",
     "settle_conversion",
     *card_transfers.OPERATIONS,
+    *custody.OPERATIONS,
 )
 DEPOSIT_UPDATED = "deposit.updated"
 CONVERSION_UPDATED = "conversion.updated"
@@ -78,7 +80,7 @@ def _stored_spelling(address: str) -> str:
     return address
 
 
-class SandboxCryptoRail(SandboxWithdrawals, SandboxCardTransfers):
+class SandboxCryptoRail(SandboxWithdrawals, SandboxCardTransfers, SandboxCustody):
     name = ExternalProvider.CRYPTO.value
 
     def __init__(self, factory: async_sessionmaker[AsyncSession], *, latency_ms: int = 0) -> None:
