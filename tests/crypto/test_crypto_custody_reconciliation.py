@@ -25,10 +25,14 @@ from tests.cards.funding.steps import active_card, set_auto_topup, set_fees
 from tests.conftest import Tenant
 from tests.crypto.card_steps import (
     card_load,
+    card_to_bank,
+    card_to_bank_quote,
     cardprov_quote,
     confirm_load,
     execute,
     funded_card_user,
+    loaded_card_user,
+    settle_card_to_bank,
     settle_delivery,
 )
 from tests.crypto.steps import (
@@ -216,3 +220,17 @@ async def test_coins_an_auto_top_up_converted_stay_at_the_rail_and_reconcile(
     assert await app.state.providers.crypto.custody_balances(company_id=tenant.company_id) == {
         "USDC": 40_000_000
     }
+
+
+async def test_a_completed_card_provider_to_bank_transfer_reconciles_clean(
+    app: FastAPI, api: httpx.AsyncClient, tenant: Tenant
+) -> None:
+    """The card provider's coins arrive at the rail for the sale and leave with it: the sale
+    is no movement of the company's custody."""
+    user, budget, card = await loaded_card_user(api)
+    quote = await card_to_bank_quote(api, user["Id"], card["Id"], budget["BudgetId"], "100")
+    transfer = (await card_to_bank(api, user["Id"], quote["QuoteId"])).json()
+    done = await settle_card_to_bank(api, user["Id"], transfer["TransferId"], "COMPLETED")
+    assert done["Status"] == "COMPLETED"
+    report = await _custody(app, tenant)
+    assert _differences(report) == []

@@ -47,7 +47,7 @@ from finplat.ledger import service as ledger
 from finplat.ledger.core import Leg
 from finplat.ledger.service import CompanyAccount, TransferAlreadyResolved
 from finplat.providers.calls import commit_then_call
-from finplat.providers.crypto.port import Conversion, ConversionStatus
+from finplat.providers.crypto.port import CoinSource, Conversion, ConversionStatus
 from finplat.providers.errors import ProviderRejected, ProviderUnavailable
 from finplat.providers.names import ExternalProvider
 from finplat.providers.registry import Providers, configured
@@ -247,6 +247,11 @@ async def convert(
     destination = budget.provider_budget_id
     currency, net = transfer.currency, transfer.amount_minor - transfer.fee_minor
     fiat_currency, fiat_amount = transfer.fiat_currency, transfer.fiat_amount_minor
+    source = (
+        CoinSource.CARD_PROVIDER
+        if transfer.kind == TransferKind.CARDPROV_TO_BANKPROV.value
+        else CoinSource.CUSTODY
+    )
     return await commit_then_call(
         session,
         providers.policy,
@@ -260,6 +265,7 @@ async def convert(
             fiat_currency=fiat_currency,
             fiat_amount_minor=fiat_amount,
             destination_budget_id=destination,
+            source=source,
         ),
         idempotent=True,  # it carries the rail's key
     )

@@ -61,6 +61,13 @@ class ConversionStatus(StrEnum):
     FAILED = "FAILED"  # nothing was sold; the coins are the customer's again
 
 
+class CoinSource(StrEnum):
+    """Where the coins a conversion sells come from."""
+
+    CUSTODY = "custody"  # the rail's custody of the company's coins (credited deposits)
+    CARD_PROVIDER = "card_provider"  # sent by the card provider for the sale, sold on arrival
+
+
 @dataclass(frozen=True)
 class ConversionQuote:
     currency: str  # the stablecoin sold
@@ -104,6 +111,7 @@ class CryptoRail(Protocol):
         fiat_currency: str,
         fiat_amount_minor: int,
         destination_budget_id: str,
+        source: CoinSource = CoinSource.CUSTODY,
     ) -> Conversion: ...
 
     async def conversion_by_key(

@@ -20,6 +20,7 @@ from finplat.providers.crypto.port import (
     Chain,
     ChainDeposit,
     ChainDepositStatus,
+    CoinSource,
     Conversion,
     ConversionQuote,
     ConversionStatus,
@@ -214,6 +215,7 @@ class SandboxCryptoRail(SandboxWithdrawals, SandboxCardTransfers, SandboxCustody
         fiat_currency: str,
         fiat_amount_minor: int,
         destination_budget_id: str,
+        source: CoinSource = CoinSource.CUSTODY,
     ) -> Conversion:
         """Starts the sale once per key: a repeated key answers the first conversion."""
         mode = await self.sim.enter(company_id, "convert")
@@ -228,6 +230,7 @@ class SandboxCryptoRail(SandboxWithdrawals, SandboxCardTransfers, SandboxCustody
                     fiat_currency=fiat_currency,
                     fiat_amount_minor=fiat_amount_minor,
                     destination_budget_id=destination_budget_id,
+                    source=source.value,
                     status=ConversionStatus.PENDING.value,
                     created_at=utcnow(),
                 )

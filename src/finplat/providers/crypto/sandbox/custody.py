@@ -24,7 +24,12 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from finplat.db.unit_of_work import unit_of_work
 from finplat.providers.crypto.card_rails import RailTransferKind, RailTransferStatus
 from finplat.providers.crypto.custody import COIN_EXPONENT, coin_minor
-from finplat.providers.crypto.port import ChainDepositStatus, ConversionStatus, Stablecoin
+from finplat.providers.crypto.port import (
+    ChainDepositStatus,
+    CoinSource,
+    ConversionStatus,
+    Stablecoin,
+)
 from finplat.providers.crypto.sandbox.card_transfers import SandboxCardTransfer
 from finplat.providers.crypto.sandbox.models import SandboxChainDeposit, SandboxConversion
 from finplat.providers.crypto.sandbox.withdrawals import (
@@ -62,6 +67,8 @@ class SandboxCustody:
                 select(SandboxConversion.currency, SandboxConversion.amount_minor).where(
                     SandboxConversion.company_id == company_id,
                     SandboxConversion.status == ConversionStatus.COMPLETED.value,
+                    # The card provider's coins arrive for the sale and leave with it.
+                    SandboxConversion.source == CoinSource.CUSTODY.value,
                 )
             )
             for currency, amount_minor in sales.all():

@@ -56,5 +56,7 @@ class SandboxConversion(Base):
     fiat_currency: Mapped[str] = mapped_column(String(8))
     fiat_amount_minor: Mapped[int] = mapped_column(BigInteger)
     destination_budget_id: Mapped[str] = mapped_column(String(64))
+    # `CoinSource`: coins from custody, or sent by the card provider for this sale.
+    source: Mapped[str] = mapped_column(String(16), default="custody", server_default="custody")
     status: Mapped[str] = mapped_column(String(16))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
