@@ -24,7 +24,10 @@ from tests.fuzz.runner import QUICK, profile, run_schemathesis, seed
 from tests.isolated import Isolated, isolated
 from tests.local_server import LocalServer
 
-FAULTS = "^/api/v2/sandbox/faults$"
+# Fuzzed apart from the rest, each because another operation makes it fail on purpose: the
+# faults the fuzzer arms make later provider calls fail, and a partner-hosted configuration
+# the fuzzer sets names a partner that does not exist, whose balance read is then 503.
+APART = r"^(?:/api/v2/sandbox/faults|/api/v2/users/\{userId\}/partner-balances)$"
 
 
 @dataclass
@@ -90,10 +93,10 @@ SHARDS = 1 if profile().stateful else 4
 
 def shard_scope(document: dict[str, Any], shard: int) -> tuple[str, ...]:
     """The schemathesis arguments that keep one shard's operations (every `SHARDS`th path of
-    the document, fault injection left out)."""
+    the document, the operations fuzzed apart left out)."""
     if SHARDS == 1:
-        return ("--exclude-path-regex", FAULTS)
-    paths = sorted(p for p in document["paths"] if not re.fullmatch(FAULTS, p))
+        return ("--exclude-path-regex", APART)
+    paths = sorted(p for p in document["paths"] if not re.fullmatch(APART, p))
     mine = paths[shard::SHARDS]
     return ("--include-path-regex", "^(?:" + "|".join(re.escape(p) for p in mine) + ")$")
 
@@ -103,14 +106,13 @@ async def test_schemathesis_finds_nothing_with_default_checks(target: Target, sh
     chosen = profile()
     seed_ = seed(chosen)
     print(f"schemathesis profile={chosen.name} seed={seed_} (replay: FINPLAT_FUZZ_SEED={seed_})")
-    # Fault injection is fuzzed on its own: the faults the fuzzer arms make later provider
-    # calls fail on purpose (that is the endpoint doing its job), which would read as the
-    # other operations rejecting valid input.
-    # The fault operations link to nothing, and schemathesis reports a stateful phase without
-    # links as an error: that run leaves the phase out.
+    # The operations fuzzed apart (`APART`) make others fail on purpose (that is the endpoint
+    # doing its job), which would read as those operations failing on valid input. They link
+    # to nothing, and schemathesis reports a stateful phase without links as an error: their
+    # run leaves the phase out.
     runs = [(chosen, shard_scope(target.env.app.openapi(), shard))]
     if shard == 0:
-        runs.append((chosen.without("stateful"), ("--include-path-regex", FAULTS)))
+        runs.append((chosen.without("stateful"), ("--include-path-regex", APART)))
     for phases, scope in runs:
         outcome = await run_schemathesis(
             target.base_url, target.env.api_key, chosen=phases, seed_=seed_, extra=scope
