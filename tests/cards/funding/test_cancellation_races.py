@@ -51,15 +51,24 @@ def slow_unload_answers(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def slow_cancel_requests(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A cancellation is slow to reach the card provider."""
+    """A cancellation reaches the card provider only after a load has: on a busy machine a
+    fixed delay let the cancellation win, and the test then checked another race."""
     change_status = SandboxCardProgram.change_status
+    load = SandboxCardProgram.load
+    loaded = asyncio.Event()
 
     async def slow_request(self: SandboxCardProgram, **kwargs: Any) -> Any:
         if kwargs["action"] is CardAction.CANCEL:
-            await asyncio.sleep(SLOW_SECONDS)
+            await asyncio.wait_for(loaded.wait(), timeout=30)
         return await change_status(self, **kwargs)
 
+    async def signalled_load(self: SandboxCardProgram, **kwargs: Any) -> Any:
+        answer = await load(self, **kwargs)
+        loaded.set()
+        return answer
+
     monkeypatch.setattr(SandboxCardProgram, "change_status", slow_request)
+    monkeypatch.setattr(SandboxCardProgram, "load", signalled_load)
 
 
 async def _later(request: Awaitable[httpx.Response]) -> httpx.Response:
