@@ -3,18 +3,24 @@ fails to apply steps aside instead of holding up the queue."""
 
 from __future__ import annotations
 
+import asyncio
 import json
-from datetime import timedelta
+from collections import Counter
+from datetime import datetime, timedelta
+from typing import Any
 
-from sqlalchemy import select
+import pytest
+from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from finplat.config import Settings
 from finplat.kit.clock import utcnow
+from finplat.providers import inbound
 from finplat.providers.sandbox import delivery as sandbox_delivery
 from finplat.providers.sandbox.models import SandboxCallback
 from tests.banking.steps import banking_user, credit, default_budget
 from tests.conftest import Tenant
+from tests.isolated import isolated
 
 
 async def _queue(
@@ -97,3 +103,79 @@ def test_retry_delays_double_up_to_an_hour() -> None:
         timedelta(hours=1),
         timedelta(hours=1),
     ]
+
+
+async def test_parallel_deliveries_of_one_company_send_each_callback_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    received: Counter[str] = Counter()
+    receive = inbound.receive
+
+    async def counted(factory: async_sessionmaker[AsyncSession], **kwargs: Any) -> Any:
+        received[json.loads(kwargs["body"])["id"]] += 1
+        return await receive(factory, **kwargs)
+
+    monkeypatch.setattr(inbound, "receive", counted)
+    async with isolated("callbackclaims", database_pool_size=20) as env:
+        factory = env.app.state.session_factory
+        await _queue(factory, env.company_id, 2 * sandbox_delivery.BATCH)
+        secret = env.app.state.settings.provider_callback_secret
+        await asyncio.gather(
+            *(
+                sandbox_delivery.deliver_due(factory, secret=secret, company_id=env.company_id)
+                for _ in range(6)
+            )
+        )
+        assert len(received) == 2 * sandbox_delivery.BATCH
+        assert set(received.values()) == {1}
+        assert await _unsent(factory, env.company_id) == 0
+
+
+async def _claim_all(
+    factory: async_sessionmaker[AsyncSession], company_id: int, *, until: datetime
+) -> None:
+    """Another delivery has claimed the company's callbacks until `until`."""
+    async with factory() as session, session.begin():
+        await session.execute(
+            update(SandboxCallback)
+            .where(SandboxCallback.company_id == company_id)
+            .values(lock_token="another", locked_until=until)
+        )
+
+
+async def test_a_delivery_returns_only_after_another_has_sent_the_callbacks_it_claimed() -> None:
+    async with isolated("callbackclaims") as env:
+        factory = env.app.state.session_factory
+        await _queue(factory, env.company_id, 3)
+        await _claim_all(factory, env.company_id, until=utcnow() + timedelta(minutes=1))
+
+        async def the_other_sends() -> None:
+            await asyncio.sleep(0.2)
+            async with factory() as session, session.begin():
+                await session.execute(
+                    update(SandboxCallback)
+                    .where(SandboxCallback.company_id == env.company_id)
+                    .values(sent_at=utcnow(), lock_token=None, locked_until=None)
+                )
+
+        other = asyncio.create_task(the_other_sends())
+        applied = await sandbox_delivery.deliver_due(
+            factory,
+            secret=env.app.state.settings.provider_callback_secret,
+            company_id=env.company_id,
+        )
+        assert applied == 0
+        assert other.done()
+        assert await _unsent(factory, env.company_id) == 0
+
+
+async def test_callbacks_whose_claim_lapsed_are_sent_by_the_next_delivery(
+    tenant: Tenant, session_factory: async_sessionmaker[AsyncSession], settings: Settings
+) -> None:
+    await _queue(session_factory, tenant.company_id, 3)
+    await _claim_all(session_factory, tenant.company_id, until=utcnow() - timedelta(seconds=1))
+    applied = await sandbox_delivery.deliver_due(
+        session_factory, secret=settings.provider_callback_secret, company_id=tenant.company_id
+    )
+    assert applied == 3
+    assert await _unsent(session_factory, tenant.company_id) == 0

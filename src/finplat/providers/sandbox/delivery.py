@@ -8,12 +8,14 @@ in its response.
 from __future__ import annotations
 
 import asyncio
-from datetime import timedelta
+import uuid
+from datetime import datetime, timedelta
 
 import structlog
-from sqlalchemy import select, update
+from sqlalchemy import ColumnElement, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from finplat.db.dialect import for_update
 from finplat.db.unit_of_work import unit_of_work
 from finplat.events.envelope import timestamp
 from finplat.kit.clock import pause, utcnow
@@ -25,6 +27,10 @@ log = structlog.get_logger("finplat.providers.sandbox")
 BATCH = 50
 ROUNDS = 20
 RETRY_CAP = timedelta(hours=1)
+LEASE = timedelta(seconds=30)
+FIRST_WAIT_SECONDS = 0.002
+LAST_WAIT_SECONDS = 0.05
+WAIT_LIMIT_SECONDS = 10.0
 
 
 async def deliver_due(
@@ -32,14 +38,57 @@ async def deliver_due(
 ) -> int:
     """Send every due, unsent callback (of one company, or all), batch after batch, so a
     backlog never hides a new callback behind it (at most `ROUNDS` batches a call); returns how
-    many were applied. A callback whose processing fails is tried again after a growing delay,
-    so it cannot hold up the ones queued behind it."""
+    many this call applied. Each batch is claimed for `LEASE`, so parallel calls send each
+    callback once; a call for one company then waits (at most `WAIT_LIMIT`) for the callbacks
+    that were due when it started and that another call is sending, so that, as before, a
+    sandbox simulation's effect is visible in its response. A callback whose processing fails
+    is tried again after a growing delay, so it cannot hold up the ones queued behind it."""
+    started = utcnow()
+    token = uuid.uuid4().hex
     applied = 0
     for _ in range(ROUNDS):
-        selected, sent = await _deliver_batch(factory, secret=secret, company_id=company_id)
+        claimed, sent = await _deliver_batch(
+            factory, secret=secret, company_id=company_id, token=token
+        )
         applied += sent
-        if selected < BATCH:
+        if claimed < BATCH:
             break
+    if company_id is not None:
+        applied += await _after_others(
+            factory, secret=secret, company_id=company_id, token=token, due_by=started
+        )
+    return applied
+
+
+async def _after_others(
+    factory: async_sessionmaker[AsyncSession],
+    *,
+    secret: str,
+    company_id: int,
+    token: str,
+    due_by: datetime,
+) -> int:
+    """Until no callback of the company due by `due_by` is unsent: send those nobody holds
+    (one whose claim is not committed yet looks free, and one whose lease lapsed is free),
+    wait for those another delivery holds. A callback that failed is due later, so it does
+    not hold this up."""
+    applied = 0
+    pause_seconds, waited = FIRST_WAIT_SECONDS, 0.0
+    while waited < WAIT_LIMIT_SECONDS:
+        leases = await _unsent_leases(factory, company_id=company_id, due_by=due_by)
+        if not leases:
+            break
+        now = utcnow()
+        if any(until is None or until <= now for until in leases):
+            _, sent = await _deliver_batch(
+                factory, secret=secret, company_id=company_id, token=token
+            )
+            applied += sent
+            if sent:
+                continue
+        await asyncio.sleep(pause_seconds)
+        waited += pause_seconds
+        pause_seconds = min(pause_seconds * 2, LAST_WAIT_SECONDS)
     return applied
 
 
@@ -48,19 +97,58 @@ def retry_delay(attempts: int) -> timedelta:
     return min(timedelta(seconds=2 ** min(attempts - 1, 12)), RETRY_CAP)
 
 
-async def _deliver_batch(
-    factory: async_sessionmaker[AsyncSession], *, secret: str, company_id: int | None
-) -> tuple[int, int]:
+def _unclaimed(now: datetime) -> ColumnElement[bool]:
+    return or_(SandboxCallback.locked_until.is_(None), SandboxCallback.locked_until <= now)
+
+
+async def _claim(
+    factory: async_sessionmaker[AsyncSession], *, company_id: int | None, token: str
+) -> list[SandboxCallback]:
+    now = utcnow()
+    due = (
+        select(SandboxCallback.id)
+        .where(SandboxCallback.sent_at.is_(None), SandboxCallback.due_at <= now, _unclaimed(now))
+        .order_by(SandboxCallback.id)
+        .limit(BATCH)
+    )
+    if company_id is not None:
+        due = due.where(SandboxCallback.company_id == company_id)
     async with unit_of_work(factory) as session:
-        stmt = (
-            select(SandboxCallback)
-            .where(SandboxCallback.sent_at.is_(None), SandboxCallback.due_at <= utcnow())
-            .order_by(SandboxCallback.id)
+        claimed = await session.execute(
+            update(SandboxCallback)
+            .where(SandboxCallback.id.in_(for_update(due, skip_locked=True).scalar_subquery()))
+            .values(lock_token=token, locked_until=now + LEASE)
+            .returning(SandboxCallback),
+            execution_options={"synchronize_session": False},
+        )
+        return sorted(claimed.scalars(), key=lambda callback: callback.id)
+
+
+async def _unsent_leases(
+    factory: async_sessionmaker[AsyncSession], *, company_id: int, due_by: datetime
+) -> list[datetime | None]:
+    """The leases of the company's unsent callbacks that were due by `due_by`."""
+    async with factory() as session:
+        found = await session.execute(
+            select(SandboxCallback.locked_until)
+            .where(
+                SandboxCallback.company_id == company_id,
+                SandboxCallback.sent_at.is_(None),
+                SandboxCallback.due_at <= due_by,
+            )
             .limit(BATCH)
         )
-        if company_id is not None:
-            stmt = stmt.where(SandboxCallback.company_id == company_id)
-        due = list((await session.execute(stmt)).scalars())
+        return list(found.scalars())
+
+
+async def _deliver_batch(
+    factory: async_sessionmaker[AsyncSession],
+    *,
+    secret: str,
+    company_id: int | None,
+    token: str,
+) -> tuple[int, int]:
+    due = await _claim(factory, company_id=company_id, token=token)
     sent = 0
     for callback in due:
         body = inbound.render(
@@ -87,23 +175,21 @@ async def _deliver_batch(
                 type=callback.type,
                 error_type=type(exc).__name__,
             )
-            async with unit_of_work(factory) as session:
-                await session.execute(
-                    update(SandboxCallback)
-                    .where(SandboxCallback.id == callback.id)
-                    .values(
-                        attempts=SandboxCallback.attempts + 1,
-                        due_at=utcnow() + retry_delay(callback.attempts + 1),
-                    )
-                )
-            continue
+            outcome = {"due_at": utcnow() + retry_delay(callback.attempts + 1)}
+        else:
+            outcome = {"sent_at": utcnow()}
+            sent += 1
         async with unit_of_work(factory) as session:
             await session.execute(
                 update(SandboxCallback)
-                .where(SandboxCallback.id == callback.id)
-                .values(sent_at=utcnow(), attempts=SandboxCallback.attempts + 1)
+                .where(SandboxCallback.id == callback.id, SandboxCallback.lock_token == token)
+                .values(
+                    attempts=SandboxCallback.attempts + 1,
+                    lock_token=None,
+                    locked_until=None,
+                    **outcome,
+                )
             )
-        sent += 1
     return len(due), sent
 
 

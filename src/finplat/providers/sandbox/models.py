@@ -28,3 +28,7 @@ class SandboxCallback(Base):
     due_at: Mapped[datetime] = mapped_column(default=utcnow)
     sent_at: Mapped[datetime | None] = mapped_column(default=None)
     attempts: Mapped[int] = mapped_column(Integer, default=0)
+    # The delivery that claimed the callback, until when: parallel deliveries of one company's
+    # backlog send each callback once instead of all of them each.
+    lock_token: Mapped[str | None] = mapped_column(String(32), default=None)
+    locked_until: Mapped[datetime | None] = mapped_column(default=None)
