@@ -8,7 +8,7 @@ import gc
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
 
 from finplat import __version__, api, callback_handlers
 from finplat.auth.failure_throttle import FailedAuthThrottle
@@ -26,6 +26,7 @@ from finplat.http.request_body import RequestBodyGuard
 from finplat.jobs import run_background
 from finplat.mor.identity.throttle import SignInThrottle
 from finplat.providers.registry import build_providers
+from finplat.providers.sandbox import emissions as sandbox_emissions
 
 YOUNG_GENERATION_THRESHOLD = 20_000
 
@@ -85,8 +86,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.mor_sign_in_throttle = SignInThrottle(settings)
 
     docs_page.install(app)
-    for router in api.ROUTERS + (api.SANDBOX_ROUTERS if settings.sandbox else ()):
+    for router in api.ROUTERS:
         app.include_router(router)
+    for router in api.SANDBOX_ROUTERS if settings.sandbox else ():
+        app.include_router(router, dependencies=[Depends(sandbox_emissions.collecting)])
     callback_handlers.load()
     install_error_handlers(app)
     app.state.topup_batches = None

@@ -35,10 +35,9 @@ UNLOAD_BUDGET = (26, 4)
 # event, the delivery's bookkeeping), which a real provider sends as a request of its own. It
 # no longer clears the purchase (that is `.../clear`). Partner-hosted balances added the read of
 # the company's partner configuration, in the decision and again before the decline fee (56).
-# The sandbox delivery claims its callbacks in one statement and then looks whether another
-# delivery is still sending one it must wait for (57): parallel purchases no longer each send
-# the company's whole backlog.
-AUTHORIZATION_BUDGET = (57, 8)
+# The sandbox delivery claims its callbacks (the request's own first) in one statement, where
+# it read them before: parallel purchases no longer each send the company's whole backlog.
+AUTHORIZATION_BUDGET = (56, 8)
 
 
 @dataclass

@@ -17,6 +17,7 @@ from finplat.config import Settings
 from finplat.kit.clock import utcnow
 from finplat.providers import inbound
 from finplat.providers.sandbox import delivery as sandbox_delivery
+from finplat.providers.sandbox import emissions
 from finplat.providers.sandbox.models import SandboxCallback
 from tests.banking.steps import banking_user, credit, default_budget
 from tests.conftest import Tenant
@@ -30,15 +31,17 @@ async def _queue(
     *,
     type_: str = "card.transaction",
     data: dict[str, object] | None = None,
-) -> None:
+    name: str = "backlog",
+) -> list[str]:
     """Callbacks the card provider has queued (for a card nobody holds: applied as no-ops)."""
+    event_ids = [f"cardprov_evt_{name}_{company_id}_{type_}_{i}" for i in range(count)]
     async with factory() as session, session.begin():
         now = utcnow()
-        for i in range(count):
+        for event_id in event_ids:
             session.add(
                 SandboxCallback(
                     provider="cardprov",
-                    event_id=f"cardprov_evt_backlog_{company_id}_{type_}_{i}",
+                    event_id=event_id,
                     company_id=company_id,
                     type=type_,
                     payload=json.dumps(data or {"cardId": "cardprov_card_nobody"}),
@@ -46,6 +49,7 @@ async def _queue(
                     due_at=now,
                 )
             )
+    return event_ids
 
 
 async def _unsent(factory: async_sessionmaker[AsyncSession], company_id: int) -> int:
@@ -179,3 +183,53 @@ async def test_callbacks_whose_claim_lapsed_are_sent_by_the_next_delivery(
     )
     assert applied == 3
     assert await _unsent(session_factory, tenant.company_id) == 0
+
+
+async def _sent(factory: async_sessionmaker[AsyncSession], event_ids: list[str]) -> list[str]:
+    async with factory() as session:
+        rows = await session.execute(
+            select(SandboxCallback.event_id).where(
+                SandboxCallback.event_id.in_(event_ids), SandboxCallback.sent_at.is_not(None)
+            )
+        )
+        return list(rows.scalars())
+
+
+async def test_a_sandbox_request_sends_its_own_callbacks_not_those_another_request_will_send() -> (
+    None
+):
+    async with isolated("callbackclaims") as env:
+        factory = env.app.state.session_factory
+        secret = env.app.state.settings.provider_callback_secret
+        queued, finished = asyncio.Event(), asyncio.Event()
+
+        async def another_request() -> list[str]:
+            request = emissions.collecting()
+            await anext(request)
+            theirs = await _queue(factory, env.company_id, 2, name="theirs")
+            for event_id in theirs:
+                emissions.note(event_id)
+            queued.set()
+            await finished.wait()
+            await request.aclose()
+            return theirs
+
+        async def this_request() -> list[str]:
+            request = emissions.collecting()
+            await anext(request)
+            await queued.wait()
+            mine = await _queue(factory, env.company_id, 2, name="mine")
+            for event_id in mine:
+                emissions.note(event_id)
+            await sandbox_delivery.deliver_due(factory, secret=secret, company_id=env.company_id)
+            await request.aclose()
+            return mine
+
+        other = asyncio.create_task(another_request())
+        mine = await this_request()
+        assert sorted(await _sent(factory, mine)) == sorted(mine)
+        finished.set()
+        theirs = await other
+        assert await _sent(factory, theirs) == []
+        await sandbox_delivery.deliver_due(factory, secret=secret, company_id=env.company_id)
+        assert sorted(await _sent(factory, theirs)) == sorted(theirs)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 import structlog
@@ -21,6 +22,7 @@ from finplat.events.envelope import timestamp
 from finplat.kit.clock import pause, utcnow
 from finplat.providers import inbound
 from finplat.providers.names import ExternalProvider
+from finplat.providers.sandbox import emissions
 from finplat.providers.sandbox.models import SandboxCallback
 
 log = structlog.get_logger("finplat.providers.sandbox")
@@ -39,51 +41,71 @@ async def deliver_due(
     """Send every due, unsent callback (of one company, or all), batch after batch, so a
     backlog never hides a new callback behind it (at most `ROUNDS` batches a call); returns how
     many this call applied. Each batch is claimed for `LEASE`, so parallel calls send each
-    callback once; a call for one company then waits (at most `WAIT_LIMIT`) for the callbacks
-    that were due when it started and that another call is sending, so that, as before, a
-    sandbox simulation's effect is visible in its response. A callback whose processing fails
-    is tried again after a growing delay, so it cannot hold up the ones queued behind it."""
+    callback once. A call for one company returns only once the callbacks it must show are
+    sent (waiting at most `WAIT_LIMIT_SECONDS` for those another call holds), so that a
+    sandbox simulation's effect is visible in its response: in a sandbox request, the
+    request's own callbacks and the company's backlog apart from the callbacks
+    other requests of this process will send themselves; outside one, every callback of the
+    company due when the call started. A callback whose processing fails is tried again after
+    a growing delay, so it cannot hold up the ones queued behind it."""
     started = utcnow()
-    token = uuid.uuid4().hex
-    applied = 0
+    mine = emissions.own() if company_id is not None else []
+    claim = _Claim(
+        token=uuid.uuid4().hex,
+        company_id=company_id,
+        leave=tuple(emissions.others_in_flight()) if mine else (),
+    )
+    applied, sent_ids = 0, set[str]()
     for _ in range(ROUNDS):
-        claimed, sent = await _deliver_batch(
-            factory, secret=secret, company_id=company_id, token=token
-        )
-        applied += sent
+        claimed, sent = await _deliver_batch(factory, secret=secret, claim=claim)
+        applied += len(sent)
+        sent_ids.update(sent)
         if claimed < BATCH:
             break
     if company_id is not None:
-        applied += await _after_others(
-            factory, secret=secret, company_id=company_id, token=token, due_by=started
-        )
+        waiting_for = [event_id for event_id in mine if event_id not in sent_ids]
+        if waiting_for or not mine:
+            applied += await _after_others(
+                factory,
+                secret=secret,
+                claim=claim,
+                company_id=company_id,
+                due_by=started,
+                only=waiting_for or None,
+            )
     return applied
+
+
+@dataclass(frozen=True)
+class _Claim:
+    token: str
+    company_id: int | None
+    leave: tuple[str, ...]  # callbacks other requests of this process will send
 
 
 async def _after_others(
     factory: async_sessionmaker[AsyncSession],
     *,
     secret: str,
+    claim: _Claim,
     company_id: int,
-    token: str,
     due_by: datetime,
+    only: list[str] | None,
 ) -> int:
-    """Until no callback of the company due by `due_by` is unsent: send those nobody holds
-    (one whose claim is not committed yet looks free, and one whose lease lapsed is free),
-    wait for those another delivery holds. A callback that failed is due later, so it does
-    not hold this up."""
+    """Until no callback of the company due by `due_by` (of `only`, when given) is unsent:
+    send those nobody holds (one whose claim is not committed yet looks free, and one whose
+    lease lapsed is free), wait for those another delivery holds. A callback that failed is
+    due later, so it does not hold this up."""
     applied = 0
     pause_seconds, waited = FIRST_WAIT_SECONDS, 0.0
     while waited < WAIT_LIMIT_SECONDS:
-        leases = await _unsent_leases(factory, company_id=company_id, due_by=due_by)
+        leases = await _unsent_leases(factory, company_id=company_id, due_by=due_by, only=only)
         if not leases:
             break
         now = utcnow()
         if any(until is None or until <= now for until in leases):
-            _, sent = await _deliver_batch(
-                factory, secret=secret, company_id=company_id, token=token
-            )
-            applied += sent
+            _, sent = await _deliver_batch(factory, secret=secret, claim=claim)
+            applied += len(sent)
             if sent:
                 continue
         await asyncio.sleep(pause_seconds)
@@ -101,9 +123,7 @@ def _unclaimed(now: datetime) -> ColumnElement[bool]:
     return or_(SandboxCallback.locked_until.is_(None), SandboxCallback.locked_until <= now)
 
 
-async def _claim(
-    factory: async_sessionmaker[AsyncSession], *, company_id: int | None, token: str
-) -> list[SandboxCallback]:
+async def _claim(factory: async_sessionmaker[AsyncSession], claim: _Claim) -> list[SandboxCallback]:
     now = utcnow()
     due = (
         select(SandboxCallback.id)
@@ -111,45 +131,51 @@ async def _claim(
         .order_by(SandboxCallback.id)
         .limit(BATCH)
     )
-    if company_id is not None:
-        due = due.where(SandboxCallback.company_id == company_id)
+    if claim.company_id is not None:
+        due = due.where(SandboxCallback.company_id == claim.company_id)
+    if claim.leave:
+        due = due.where(SandboxCallback.event_id.not_in(claim.leave))
     async with unit_of_work(factory) as session:
         claimed = await session.execute(
             update(SandboxCallback)
             .where(SandboxCallback.id.in_(for_update(due, skip_locked=True).scalar_subquery()))
-            .values(lock_token=token, locked_until=now + LEASE)
+            .values(lock_token=claim.token, locked_until=now + LEASE)
             .returning(SandboxCallback),
             execution_options={"synchronize_session": False},
         )
+        # In the order they were queued: a subject's callbacks apply in the order they happened.
         return sorted(claimed.scalars(), key=lambda callback: callback.id)
 
 
 async def _unsent_leases(
-    factory: async_sessionmaker[AsyncSession], *, company_id: int, due_by: datetime
+    factory: async_sessionmaker[AsyncSession],
+    *,
+    company_id: int,
+    due_by: datetime,
+    only: list[str] | None,
 ) -> list[datetime | None]:
     """The leases of the company's unsent callbacks that were due by `due_by`."""
-    async with factory() as session:
-        found = await session.execute(
-            select(SandboxCallback.locked_until)
-            .where(
-                SandboxCallback.company_id == company_id,
-                SandboxCallback.sent_at.is_(None),
-                SandboxCallback.due_at <= due_by,
-            )
-            .limit(BATCH)
+    stmt = (
+        select(SandboxCallback.locked_until)
+        .where(
+            SandboxCallback.company_id == company_id,
+            SandboxCallback.sent_at.is_(None),
+            SandboxCallback.due_at <= due_by,
         )
-        return list(found.scalars())
+        .limit(BATCH)
+    )
+    if only is not None:
+        stmt = stmt.where(SandboxCallback.event_id.in_(only))
+    async with factory() as session:
+        return list((await session.execute(stmt)).scalars())
 
 
 async def _deliver_batch(
-    factory: async_sessionmaker[AsyncSession],
-    *,
-    secret: str,
-    company_id: int | None,
-    token: str,
-) -> tuple[int, int]:
-    due = await _claim(factory, company_id=company_id, token=token)
-    sent = 0
+    factory: async_sessionmaker[AsyncSession], *, secret: str, claim: _Claim
+) -> tuple[int, list[str]]:
+    """Claim a batch and send it; returns how many were claimed and the event ids sent."""
+    due = await _claim(factory, claim)
+    sent: list[str] = []
     for callback in due:
         body = inbound.render(
             event_id=callback.event_id,
@@ -178,11 +204,11 @@ async def _deliver_batch(
             outcome = {"due_at": utcnow() + retry_delay(callback.attempts + 1)}
         else:
             outcome = {"sent_at": utcnow()}
-            sent += 1
+            sent.append(callback.event_id)
         async with unit_of_work(factory) as session:
             await session.execute(
                 update(SandboxCallback)
-                .where(SandboxCallback.id == callback.id, SandboxCallback.lock_token == token)
+                .where(SandboxCallback.id == callback.id, SandboxCallback.lock_token == claim.token)
                 .values(
                     attempts=SandboxCallback.attempts + 1,
                     lock_token=None,

@@ -13,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from finplat.db import open_sessions
 from finplat.kit.clock import utcnow
 from finplat.providers.errors import ProviderRejected, ProviderTechnicalError
-from finplat.providers.sandbox import faults
+from finplat.providers.sandbox import emissions, faults
 from finplat.providers.sandbox.faults import FaultMode
 from finplat.providers.sandbox.models import SandboxCallback
 
@@ -100,4 +100,5 @@ class Simulator:
             )
         )
         await session.flush()
+        emissions.note(event_id)
         return event_id
