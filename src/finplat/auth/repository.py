@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sqlalchemy import select, update
+from sqlalchemy import bindparam, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.auth.models import ApiKey, OperatorKey
@@ -14,9 +14,18 @@ async def find_active_by_hash(session: AsyncSession, key_hash: str) -> ApiKey | 
     return (await session.execute(stmt)).scalar_one_or_none()
 
 
+# Every authenticated request runs it first: a prebuilt Core statement on the session's
+# connection, without the ORM's statement machinery (most of its cost for one column).
+_API_KEYS = ApiKey.__table__
+_KEY_IS_ACTIVE = select(_API_KEYS.c.id).where(
+    _API_KEYS.c.id == bindparam("key_id"), _API_KEYS.c.revoked_at.is_(None)
+)
+
+
 async def is_active(session: AsyncSession, key_id: int) -> bool:
-    stmt = select(ApiKey.id).where(ApiKey.id == key_id, ApiKey.revoked_at.is_(None))
-    return (await session.execute(stmt)).scalar_one_or_none() is not None
+    connection = await session.connection()
+    found = await connection.execute(_KEY_IS_ACTIVE, {"key_id": key_id})
+    return found.first() is not None
 
 
 async def list_for_company(session: AsyncSession, company_id: int) -> list[ApiKey]:
