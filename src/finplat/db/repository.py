@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar, cast
 
-from sqlalchemy import Select, select
+from sqlalchemy import Select, bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.db.base import CompanyOwned
@@ -29,11 +29,26 @@ class CompanyRepository(Generic[ModelT]):
         return select(self.model).where(self.model.company_id == self.company_id)
 
     async def get(self, object_id: int) -> ModelT | None:
-        stmt = self.scoped().where(self.model.id == object_id)
-        return (await self.session.execute(stmt)).scalar_one_or_none()
+        params = {"r_company_id": self.company_id, "r_object_id": object_id}
+        found = await self.session.execute(_by_id(self.model), params)
+        return cast("ModelT | None", found.scalar_one_or_none())
 
     async def add(self, obj: ModelT) -> ModelT:
         obj.company_id = self.company_id
         self.session.add(obj)
         await self.session.flush()
         return obj
+
+
+_BY_ID: dict[type[Any], Select[Any]] = {}
+
+
+def _by_id(model: type[Any]) -> Select[Any]:
+    """The read of one row by id, built once per model: on every request's path, building the
+    expression cost more than the ORM's execution of a statement already built."""
+    stmt = _BY_ID.get(model)
+    if stmt is None:
+        stmt = _BY_ID[model] = select(model).where(
+            model.company_id == bindparam("r_company_id"), model.id == bindparam("r_object_id")
+        )
+    return stmt
