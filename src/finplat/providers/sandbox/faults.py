@@ -25,6 +25,7 @@ from sqlalchemy import (
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm import Mapped, mapped_column
 
+from finplat.db import prepared
 from finplat.db.base import Base, BigIntId
 from finplat.db.dialect import upsert
 from finplat.db.unit_of_work import unit_of_work
@@ -121,11 +122,23 @@ _TAKE = (
     .returning(_FAULTS.c.mode, _FAULTS.c.http_status)
 )
 
+_TAKE_SQL = (
+    "UPDATE sandbox_faults SET remaining = remaining - 1"
+    " WHERE company_id = $1 AND provider = $2 AND operation = $3 AND remaining > 0"
+    " RETURNING mode, http_status"
+)
+
 
 async def take(
     factory: async_sessionmaker[AsyncSession], *, company_id: int, provider: str, operation: str
 ) -> Fault | None:
     """Use up one call of the fault set on this operation, if any (one atomic UPDATE)."""
+    if prepared.serves(factory):
+        # On PostgreSQL in autocommit on a pooled driver connection: a third of the cost of
+        # a session's transaction around the one statement.
+        async with prepared.connection(factory) as pg:
+            rows = await prepared.fetch(pg, _TAKE_SQL, company_id, provider, operation)
+        return Fault(FaultMode(rows[0][0]), rows[0][1]) if rows else None
     async with unit_of_work(factory) as session:
         connection = await session.connection()
         row = (
