@@ -9,8 +9,10 @@ from typing import Any
 
 import httpx
 from fastapi import FastAPI
+from sqlalchemy import select
 
 from finplat.cards.funding.service import FundingKind, FundingStatus
+from finplat.cards.models import Card
 from finplat.ledger.verification import verify
 from finplat.reconciliation.cancelled_cards import CARD_CANCELLATION_RETURN
 from finplat.reconciliation.service import reconcile
@@ -154,4 +156,22 @@ async def test_money_reaching_a_cancelled_card_later_is_booked_back_by_reconcili
     assert [s.type for s in report.settled] == [CARD_CANCELLATION_RETURN]
     assert await card_balance(api, card) == 0
     assert await master_available(api) == Decimal("1000")
+    await _ledger_verifies(app)
+
+
+async def test_a_top_up_reaching_a_card_the_provider_has_closed_is_refused_as_cancelled(
+    api: httpx.AsyncClient, app: FastAPI, tenant: Tenant
+) -> None:
+    card = await holding_card(api, 10)
+    async with app.state.session_factory() as session:
+        provider_card_id = (
+            await session.execute(select(Card.provider_card_id).where(Card.id == card["Id"]))
+        ).scalar_one()
+    # The provider closes the card; its report has not reached the platform yet.
+    await app.state.providers.card_programs["cardprov"].cancel_on_its_own(
+        company_id=tenant.company_id, card_id=provider_card_id
+    )
+    refused = await topup(api, card, 5, key="after-the-provider-closed-it")
+    assert (refused.status_code, refused.json()["Code"]) == (409, "CARD_CANCELLED")
+    assert await master_available(api) == Decimal(990)
     await _ledger_verifies(app)

@@ -36,7 +36,7 @@ from sqlalchemy.orm.attributes import set_committed_value
 
 from finplat.cards.controls.service import take_control_answer
 from finplat.cards.discounts.service import discounted_topup_fee
-from finplat.cards.errors import MasterAccountShort
+from finplat.cards.errors import CardCancelled, MasterAccountShort
 from finplat.cards.funding.fees import schedule_for
 from finplat.cards.funding.models import CardFunding
 from finplat.cards.funding.repository import FundingRepository
@@ -60,6 +60,7 @@ from finplat.providers.cards.port import (
     CardFundsShort,
     CardMovement,
     CardProgram,
+    CardUnknownAtProvider,
 )
 from finplat.providers.errors import ProviderRejected, ProviderUnavailable
 from finplat.providers.registry import Providers
@@ -513,6 +514,12 @@ def _as_answer(refusal: ProviderRejected) -> ApiError:
         return InsufficientCardBalance(
             "The card provider holds less for the card than that; a purchase may not have "
             "reached the platform yet."
+        )
+    if isinstance(refusal, CardUnknownAtProvider):
+        # The card has a provider id, so the provider issued it: it has closed it since
+        # (a cancellation racing this movement, or its own), and nothing moved.
+        return CardCancelled(
+            "The card provider has cancelled the card: it accepts no further money."
         )
     return refusal
 

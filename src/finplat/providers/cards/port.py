@@ -45,6 +45,17 @@ class CardFundsShort(ProviderRejected):
     message = "The card's balance does not cover the amount."
 
 
+class CardUnknownAtProvider(ProviderRejected):
+    """The provider does not expose the card: it cancelled it (a provider stops exposing a
+    cancelled card) or never issued it under that id. Every adapter raises this one refusal,
+    so the platform can tell the partner the card is cancelled when money reaches a card the
+    provider closed meanwhile."""
+
+    status = 404
+    code = "PROVIDER_CARD_NOT_FOUND"
+    message = "The card provider has no such card."
+
+
 class ProviderCardStatus(StrEnum):
     PENDING = "PENDING"  # ordered; the provider has not produced it yet
     INACTIVE = "INACTIVE"  # physical card produced, waiting for activation after delivery

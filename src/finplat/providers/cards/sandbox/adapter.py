@@ -43,6 +43,7 @@ from finplat.providers.cards.port import (
     CardAction,
     CardFundsShort,
     CardMovement,
+    CardUnknownAtProvider,
     DeliveryAddress,
     LoadOrder,
     ProviderCard,
@@ -94,12 +95,6 @@ TRANSITIONS: dict[CardAction, tuple[frozenset[str], ProviderCardStatus]] = {
     CardAction.UNBLOCK: (frozenset({S.BLOCKED, S.ACTIVE}), S.ACTIVE),
     CardAction.CANCEL: (frozenset(set(S) - {S.CANCELLED}) | {S.CANCELLED}, S.CANCELLED),
 }
-
-
-class CardUnknown(ProviderRejected):
-    status = 404
-    code = "PROVIDER_CARD_NOT_FOUND"
-    message = "The card provider has no such card."
 
 
 class CardStateRefused(ProviderRejected):
@@ -198,7 +193,7 @@ class SandboxCardProgram:
             stmt = stmt.with_for_update()
         row = (await session.execute(stmt)).scalar_one_or_none()
         if row is None or (exposed and row.hidden):
-            raise CardUnknown()
+            raise CardUnknownAtProvider()
         return row
 
     async def _record_transaction(
