@@ -1,9 +1,10 @@
 """The sandbox callbacks a sandbox request has made its providers queue.
 
 A sandbox endpoint sends the callbacks its simulation queued before it answers, so that the
-simulation's effect shows in the response. Knowing which callbacks are its own lets it send
-those first and leave alone the ones parallel requests of this process are about to send
+simulation's effect shows in the response. Knowing which callbacks are its own lets it wait
+for those only and leave alone the ones parallel requests of this process are about to send
 themselves; otherwise parallel purchases take each other's callbacks and wait for each other.
+(Callbacks are still sent in the order they were queued, own or not.)
 """
 
 from __future__ import annotations
