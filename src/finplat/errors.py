@@ -146,6 +146,15 @@ class ServiceUnavailable(ApiError):
     message = "The service is temporarily unavailable."
 
 
+class DatabaseBusy(ServiceUnavailable):
+    """The database had no room for the request in time; nothing was written by it."""
+
+    message = "The service is busy; retry the request (with the same Idempotency-Key)."
+
+    def __init__(self) -> None:
+        super().__init__(headers={"Retry-After": "1"})
+
+
 class InternalError(ApiError):
     status = 500
     code = "INTERNAL_ERROR"

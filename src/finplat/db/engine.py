@@ -18,6 +18,12 @@ from finplat.config import Settings
 from finplat.db.prepared import STATEMENT_LIFETIME_SECONDS
 from finplat.sealing import engines as sealing
 
+SQLITE_BUSY_SECONDS: float = 10
+"""How long a SQLite transaction waits for the database before its request is answered 503."""
+
+POSTGRES_POOL_WAIT_SECONDS: float = 30
+"""How long a PostgreSQL transaction waits for a pooled connection before the same."""
+
 
 def ensure_sqlite_directory(database_url: str) -> None:
     """SQLite creates the database file but not its folder (./var/ on a fresh clone)."""
@@ -42,11 +48,20 @@ def _create_engine(settings: Settings) -> AsyncEngine:
     options: dict[str, Any] = {"hide_parameters": True, "pool_pre_ping": False}
     if url.get_backend_name() == "sqlite":
         ensure_sqlite_directory(settings.database_url)
+        if url.database and url.database != ":memory:":
+            # One connection: the process's transactions queue for it in the event loop, in
+            # order, instead of for SQLite's write lock behind the busy handler's sleeps
+            # (which took seconds at the tail and failed requests as "database is locked").
+            # Every transaction takes the write lock anyway (BEGIN IMMEDIATE), so a second
+            # connection could never write at the same time; other processes still wait in
+            # the busy handler.
+            options.update(pool_size=1, max_overflow=0, pool_timeout=SQLITE_BUSY_SECONDS)
         engine = create_async_engine(url, **options)
         _configure_sqlite(engine)
         return engine
     options["pool_size"] = settings.database_pool_size
     options["max_overflow"] = settings.database_pool_size
+    options["pool_timeout"] = POSTGRES_POOL_WAIT_SECONDS
     # Plans of the prebuilt statements follow the tables' growth (see `finplat.db.prepared`).
     options["connect_args"] = {"max_cached_statement_lifetime": STATEMENT_LIFETIME_SECONDS}
     return create_async_engine(url, **options)
@@ -66,7 +81,7 @@ def _configure_sqlite(engine: AsyncEngine) -> None:
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute("PRAGMA journal_mode=WAL")
-        cursor.execute("PRAGMA busy_timeout=10000")
+        cursor.execute(f"PRAGMA busy_timeout={round(SQLITE_BUSY_SECONDS * 1000)}")
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.close()
 

@@ -9,11 +9,14 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from sqlalchemy import exc as sa_exc
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
+from finplat.db.busy import database_busy
 from finplat.errors import (
     ApiError,
+    DatabaseBusy,
     DuplicateField,
     InvalidAmount,
     MalformedJson,
@@ -134,6 +137,15 @@ def install_error_handlers(app: FastAPI) -> None:
             request.url.path,
         )
 
+    async def on_database_error(request: Request, exc: Exception) -> JSONResponse:
+        # Only "busy, try again" is the client's to retry; any other database error stays
+        # a fault of ours, answered 500 by the last-resort handler.
+        if not database_busy(exc):
+            raise exc
+        return error_response_for(DatabaseBusy(), request.url.path)
+
     app.add_exception_handler(ApiError, on_api_error)
+    app.add_exception_handler(sa_exc.TimeoutError, on_database_error)
+    app.add_exception_handler(sa_exc.OperationalError, on_database_error)
     app.add_exception_handler(RequestValidationError, on_validation_error)
     app.add_exception_handler(StarletteHTTPException, on_http_error)
