@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from decimal import Decimal
@@ -107,3 +108,31 @@ async def test_parallel_writers_all_go_through_in_turn() -> None:
         assert [r.status_code for r in responses] == [200] * 24
         fees = sum(Decimal(str(r.json()["Fee"])) for r in responses)
         assert await card_balance(env.client, card) == Decimal(240) - fees
+
+
+@pytest.mark.skipif(backend() != "sqlite", reason="SQLite's write lock")
+async def test_waiting_for_another_processs_sqlite_write_lock_leaves_the_event_loop_free() -> None:
+    async with isolated("busywait", topup_batch_runners=0) as env:
+        card = await active_card(env.client)
+        other = sqlite3.connect(make_url(env.url).database or "", isolation_level=None)
+        gaps: list[float] = []
+
+        async def tick() -> None:
+            last = time.monotonic()
+            for _ in range(40):
+                await asyncio.sleep(0.01)
+                now = time.monotonic()
+                gaps.append(now - last)
+                last = now
+
+        try:
+            other.execute("BEGIN IMMEDIATE")
+            waiting = asyncio.create_task(topup(env.client, card, 10, key="busy-wait-1"))
+            await tick()
+            assert not waiting.done()
+        finally:
+            other.execute("ROLLBACK")
+            other.close()
+        response = await waiting
+        assert response.status_code == 200, response.text
+        assert max(gaps) < 0.25

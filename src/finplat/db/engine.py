@@ -16,6 +16,7 @@ from sqlalchemy.ext.asyncio import (
 
 from finplat.config import Settings
 from finplat.db.prepared import STATEMENT_LIFETIME_SECONDS
+from finplat.db.sqlite_inline import begin_immediate, inline_url
 from finplat.sealing import engines as sealing
 
 SQLITE_BUSY_SECONDS: float = 10
@@ -53,10 +54,10 @@ def _create_engine(settings: Settings) -> AsyncEngine:
             # order, instead of for SQLite's write lock behind the busy handler's sleeps
             # (which took seconds at the tail and failed requests as "database is locked").
             # Every transaction takes the write lock anyway (BEGIN IMMEDIATE), so a second
-            # connection could never write at the same time; other processes still wait in
-            # the busy handler.
+            # connection could never write at the same time; another process's lock is
+            # waited for in the loop too (`begin_immediate`).
             options.update(pool_size=1, max_overflow=0, pool_timeout=SQLITE_BUSY_SECONDS)
-        engine = create_async_engine(url, **options)
+        engine = create_async_engine(inline_url(url), **options)
         _configure_sqlite(engine)
         return engine
     options["pool_size"] = settings.database_pool_size
@@ -81,13 +82,15 @@ def _configure_sqlite(engine: AsyncEngine) -> None:
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute("PRAGMA journal_mode=WAL")
-        cursor.execute(f"PRAGMA busy_timeout={round(SQLITE_BUSY_SECONDS * 1000)}")
+        # Waits for the write lock happen in the event loop (`begin_immediate`), never in
+        # SQLite's busy handler, which would sleep on the loop's thread.
+        cursor.execute("PRAGMA busy_timeout=0")
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.close()
 
     @event.listens_for(engine.sync_engine, "begin")
     def _on_begin(conn: Any) -> None:
-        conn.exec_driver_sql("BEGIN IMMEDIATE")
+        begin_immediate(conn.connection.dbapi_connection, SQLITE_BUSY_SECONDS)
 
 
 def create_session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
