@@ -16,6 +16,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from finplat.db import engine as engine_module
+from finplat.db.busy import database_busy
 from tests.cards.funding.steps import active_card, card_balance, topup
 from tests.databases import backend
 from tests.isolated import isolated
@@ -136,3 +137,18 @@ async def test_waiting_for_another_processs_sqlite_write_lock_leaves_the_event_l
         response = await waiting
         assert response.status_code == 200, response.text
         assert max(gaps) < 0.25
+
+
+class _DriverError(Exception):
+    def __init__(self, sqlstate: str) -> None:
+        super().__init__(f"error {sqlstate}")
+        self.sqlstate = sqlstate
+
+
+def test_postgresql_refusing_a_connection_for_too_many_clients_counts_as_busy() -> None:
+    assert database_busy(sa_exc.DBAPIError("connect", None, _DriverError("53300")))
+
+
+def test_any_other_database_error_is_not_busy() -> None:
+    assert not database_busy(sa_exc.IntegrityError("INSERT", None, _DriverError("23505")))
+    assert not database_busy(sa_exc.OperationalError("SELECT", None, _DriverError("57014")))

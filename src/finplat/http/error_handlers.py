@@ -146,6 +146,6 @@ def install_error_handlers(app: FastAPI) -> None:
 
     app.add_exception_handler(ApiError, on_api_error)
     app.add_exception_handler(sa_exc.TimeoutError, on_database_error)
-    app.add_exception_handler(sa_exc.OperationalError, on_database_error)
+    app.add_exception_handler(sa_exc.DBAPIError, on_database_error)
     app.add_exception_handler(RequestValidationError, on_validation_error)
     app.add_exception_handler(StarletteHTTPException, on_http_error)
