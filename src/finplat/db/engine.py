@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import event
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import URL, make_url
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
     AsyncSession,
@@ -26,11 +26,18 @@ POSTGRES_POOL_WAIT_SECONDS: float = 30
 """How long a PostgreSQL transaction waits for a pooled connection before the same."""
 
 
+def _sqlite_file(url: URL) -> str | None:
+    """The file of a SQLite database kept on disk; None for any other database."""
+    if url.get_backend_name() == "sqlite" and url.database and url.database != ":memory:":
+        return url.database
+    return None
+
+
 def ensure_sqlite_directory(database_url: str) -> None:
     """SQLite creates the database file but not its folder (./var/ on a fresh clone)."""
-    url = make_url(database_url)
-    if url.get_backend_name() == "sqlite" and url.database and url.database != ":memory:":
-        Path(url.database).parent.mkdir(parents=True, exist_ok=True)
+    file = _sqlite_file(make_url(database_url))
+    if file is not None:
+        Path(file).parent.mkdir(parents=True, exist_ok=True)
 
 
 def create_engine(settings: Settings) -> AsyncEngine:
@@ -49,7 +56,7 @@ def _create_engine(settings: Settings) -> AsyncEngine:
     options: dict[str, Any] = {"hide_parameters": True, "pool_pre_ping": False}
     if url.get_backend_name() == "sqlite":
         ensure_sqlite_directory(settings.database_url)
-        if url.database and url.database != ":memory:":
+        if _sqlite_file(url) is not None:
             # One connection: the process's transactions queue for it in the event loop, in
             # order, instead of for SQLite's write lock behind the busy handler's sleeps
             # (which took seconds at the tail and failed requests as "database is locked").
