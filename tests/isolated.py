@@ -25,7 +25,7 @@ from tests.databases import backend, migrated_database
 # fifty-odd requests at once; two of them on two pytest-xdist workers at the same moment,
 # beside the other workers' own, passed PostgreSQL's 100 connections and failed requests
 # with "too many clients". They take turns across the run's processes instead.
-LARGE_POOL = 10
+LARGE_POOL: int = Settings.model_fields["database_pool_size"].default
 _LARGE_POOL_LOCK = Path(tempfile.gettempdir()) / "finplat-tests-large-pools.lock"
 _holding_large_pool = False
 
