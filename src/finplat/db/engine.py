@@ -1,4 +1,5 @@
-"""Engine and session factory for `sqlite+aiosqlite` and `postgresql+asyncpg`."""
+"""Engine and session factory for `sqlite+aiosqlite` and `postgresql+asyncpg` (each served by a
+driver of ours: `finplat.db.sqlite_inline`, `finplat.db.postgres_reads`)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from sqlalchemy.ext.asyncio import (
 )
 
 from finplat.config import Settings
+from finplat.db.postgres_reads import lazy_begin_url
 from finplat.db.prepared import STATEMENT_LIFETIME_SECONDS
 from finplat.db.sqlite_inline import begin_immediate, inline_url
 from finplat.sealing import engines as sealing
@@ -72,7 +74,8 @@ def _create_engine(settings: Settings) -> AsyncEngine:
     options["pool_timeout"] = POSTGRES_POOL_WAIT_SECONDS
     # Plans of the prebuilt statements follow the tables' growth (see `finplat.db.prepared`).
     options["connect_args"] = {"max_cached_statement_lifetime": STATEMENT_LIFETIME_SECONDS}
-    return create_async_engine(url, **options)
+    # Reads outside a transaction until a request's first write (`finplat.db.postgres_reads`).
+    return create_async_engine(lazy_begin_url(url), **options)
 
 
 def _configure_sqlite(engine: AsyncEngine) -> None:

@@ -23,6 +23,8 @@ from typing import Any
 import asyncpg
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker
 
+from finplat.db.postgres_reads import LazyBeginConnection
+
 STATEMENT_LIFETIME_SECONDS = 10
 
 
@@ -40,6 +42,10 @@ async def connection(
     without a session: no ORM state, no transaction of its own."""
     bind = factory.kw.get("bind")
     if isinstance(bind, AsyncConnection):  # a test's connection, in its transaction
+        raw = (await bind.get_raw_connection()).dbapi_connection
+        if bind.in_transaction() and isinstance(raw, LazyBeginConnection):
+            # Begun at its first write (`finplat.db.postgres_reads`): this may be that write.
+            await raw.begin_transaction()
         yield await _driver(bind)
         return
     assert isinstance(bind, AsyncEngine)
