@@ -38,6 +38,9 @@ UNLOAD_BUDGET = (26, 4)
 # The sandbox delivery claims its callbacks (the request's own first) in one statement, where
 # it read them before: parallel purchases no longer each send the company's whole backlog.
 AUTHORIZATION_BUDGET = (56, 8)
+# A read: the key check, the user, the budget balances, the cards, and every one of their
+# ledger totals in one statement.
+BALANCE_BUDGET = (5, 1)
 
 
 @dataclass
@@ -136,6 +139,17 @@ async def test_a_card_authorization_stays_within_its_statement_and_commit_budget
     assert response.status_code == 200, response.text
     assert response.json()["Approved"] is True
     assert tally.within(AUTHORIZATION_BUDGET), str(tally)
+
+
+async def test_a_users_balance_reads_every_total_in_one_statement(
+    api: httpx.AsyncClient, tally: Tally
+) -> None:
+    card = await _warm_card(api)
+    response = await tally.count(
+        lambda: api.get("/api/v2/banking/balance", params={"userId": card["UserId"]})
+    )
+    assert response.status_code == 200, response.text
+    assert tally.within(BALANCE_BUDGET), str(tally)
 
 
 def authorize(api: httpx.AsyncClient, card: dict[str, Any], amount: float) -> Any:

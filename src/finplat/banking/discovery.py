@@ -94,6 +94,12 @@ async def balance_views(session: AsyncSession, rows: Sequence[BankingBalance]) -
     totals = await ledger_repository.balance_totals_many(
         session, account_ids=[row.ledger_account_id for row in rows]
     )
+    return _budget_balance_views(rows, totals)
+
+
+def _budget_balance_views(
+    rows: Sequence[BankingBalance], totals: dict[int, tuple[int, int, int]]
+) -> list[BalanceView]:
     return [
         BalanceView(
             row,
@@ -123,51 +129,51 @@ async def budget_views(
     return [BudgetView(b, by_budget[b.id]) for b in found]
 
 
-async def user_balance_views(
-    session: AsyncSession, *, company_id: int, user_id: int
-) -> list[BalanceView]:
-    """Every budget balance the user holds at the banking provider (cards:
-    `card_balance_views`)."""
+@dataclass(frozen=True)
+class Holdings:
+    budgets: list[BalanceView]
+    cards: list[CardBalanceView]
+
+
+async def holdings(session: AsyncSession, *, company_id: int, user_id: int) -> Holdings:
+    """Every balance the user holds: each budget balance at the banking provider and the ledger
+    balance of each card that is not cancelled, their totals read in one statement."""
     await users.get_user(session, company_id=company_id, user_id=user_id)
-    return await balance_views(
-        session, await BalanceRepository(session, company_id).of_user(user_id)
-    )
-
-
-async def card_balance_views(
-    session: AsyncSession, *, company_id: int, user_id: int
-) -> list[CardBalanceView]:
-    """The ledger balance of each of the user's cards that is not cancelled."""
+    budget_rows = await BalanceRepository(session, company_id).of_user(user_id)
     cards = [
         card
         for card in await CardRepository(session, company_id).list_of_user(user_id)
         if card.status != CardStatus.CANCELLED and card.ledger_account_id is not None
     ]
     totals = await ledger_repository.balance_totals_many(
-        session, account_ids=[card.ledger_account_id for card in cards if card.ledger_account_id]
+        session,
+        account_ids=[row.ledger_account_id for row in budget_rows]
+        + [card.ledger_account_id for card in cards if card.ledger_account_id is not None],
     )
-    return [
-        CardBalanceView(
-            card,
-            BankProvider(card.provider),
-            Balance(
-                card.ledger_account_id,
-                card.currency,
-                *totals.get(card.ledger_account_id, (0, 0, 0)),
-            ),
-        )
-        for card in cards
-        if card.ledger_account_id is not None
-    ]
+    return Holdings(
+        _budget_balance_views(budget_rows, totals),
+        [
+            CardBalanceView(
+                card,
+                BankProvider(card.provider),
+                Balance(
+                    card.ledger_account_id,
+                    card.currency,
+                    *totals.get(card.ledger_account_id, (0, 0, 0)),
+                ),
+            )
+            for card in cards
+            if card.ledger_account_id is not None
+        ],
+    )
 
 
 async def user_currency_totals(
     session: AsyncSession, *, company_id: int, user_id: int
 ) -> list[CurrencyTotal]:
     """Every balance the user holds, budgets and cards, summed per currency."""
-    budget_views = await user_balance_views(session, company_id=company_id, user_id=user_id)
-    card_views = await card_balance_views(session, company_id=company_id, user_id=user_id)
-    return totals_by_currency([*budget_views, *card_views])
+    held = await holdings(session, company_id=company_id, user_id=user_id)
+    return totals_by_currency([*held.budgets, *held.cards])
 
 
 def totals_by_currency(views: Sequence[ProviderBalance]) -> list[CurrencyTotal]:

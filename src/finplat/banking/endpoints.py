@@ -179,10 +179,9 @@ async def banking_info(
 async def user_assets(
     userId: UserIdPath, session: DbSession, principal: CurrentPrincipal
 ) -> AssetsResponse:
-    company_id = principal.company_id
-    budgets = await discovery.user_balance_views(session, company_id=company_id, user_id=userId)
-    cards = await discovery.card_balance_views(session, company_id=company_id, user_id=userId)
+    held = await discovery.holdings(session, company_id=principal.company_id, user_id=userId)
     return AssetsResponse(
         UserId=userId,
-        Assets=[AssetResponse.of(v) for v in budgets] + [AssetResponse.of_card(v) for v in cards],
+        Assets=[AssetResponse.of(v) for v in held.budgets]
+        + [AssetResponse.of_card(v) for v in held.cards],
     )
