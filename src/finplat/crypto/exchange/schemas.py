@@ -95,7 +95,10 @@ class CryptoTransferResponse(ResponseModel):
     Type: TransferKind
     Status: TransferStatus = Field(
         description="`PENDING` until the rail has decided (a lost answer is never reported "
-        "as completed), then `COMPLETED` or `FAILED` (the reserved amount released)."
+        "as completed), then `COMPLETED` or `FAILED` (the reserved amount released). A "
+        "withdrawal (`Type` `WALLET_WITHDRAWAL`) is first `PENDING_VERIFICATION` until its code "
+        "is given and `COOLING_OFF` until its release time for an address the user never sent "
+        "to; `EXPIRED` when the code was not given in time (amount and fee released)."
     )
     CryptoCurrency: str
     Amount: DecimalAmount = Field(description="Debited from the crypto balance, fee included.")
