@@ -112,6 +112,12 @@ async def run(
 
     `amount_minor` caps the top-up (a deposit's USD value); a capped top-up below the top-up
     minimum does not run. `DEPOSIT` runs only for a deposit in the rule's `Currency`."""
+    rows = await AutoTopupRepository(session, company_id).of_card(card_id)
+    setting = next((row for row in rows if row.rule == rule), None)
+    if setting is None:
+        # A rule's setting is never deleted, so a card without one never ran this rule and
+        # has nothing of it to resume: most purchases end here, without the card's lock.
+        return None
     # The card's lock, held until the top-up's funding row is committed, makes the month's
     # usage check and the top-up one step: triggers racing on one card (parallel deposits or
     # clearings) would all pass the check before any of them had funded.
@@ -120,8 +126,7 @@ async def run(
     earlier = await _funding_by_key(session, company_id, claim.derived_key(funding.LOAD_STEP))
     if earlier is not None:
         return await _resume(session, providers, claim, card, earlier)
-    setting = (await rules_of(session, card)).get(rule)
-    if setting is None or not setting.enabled or card.status == CardStatus.CANCELLED:
+    if not setting.enabled or card.status == CardStatus.CANCELLED:
         return None
     if rule == LOW_BALANCE:
         account = await funding.card_account(session, card)

@@ -228,8 +228,7 @@ async def cards_sandbox_authorize(
     await session.commit()
     order_id = await _auto_topup(session, providers, card, rule, trigger=authorization_id)
     txn = await service.find(session, company_id=company_id, txn_id=txn_id)
-    fresh = await lookup.find_card(session, company_id=company_id, card_id=cardId)
-    await session.refresh(fresh)
+    await session.refresh(card)  # its status after a decline fee or an auto-lock
     approved = not txn.declined
     return AuthorizationResult(
         AuthorizationId=authorization_id,
@@ -240,13 +239,13 @@ async def cards_sandbox_authorize(
         ApprovedAmount=from_minor(txn.authorized_minor if approved else 0, money.currency),
         CardTransactionId=txn.id,
         Status=txn.status,
-        CardId=fresh.id,
+        CardId=card.id,
         Amount=money.amount,
         Currency=money.currency,
         Merchant=body.Merchant,
         DeclineFee=from_minor(fee.amount_minor, money.currency),
         DeclineFeeStatus=fee.status,
-        CardStatus=fresh.status,
+        CardStatus=card.status,
         AutoTopupOrderId=order_id,
     )
 
