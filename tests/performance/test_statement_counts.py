@@ -39,8 +39,9 @@ UNLOAD_BUDGET = (26, 4)
 # it read them before: parallel purchases no longer each send the company's whole backlog.
 # The low-balance auto top-up reads the card's settings first and stops there when the card has
 # none (it locked the card and looked for a funding to resume before), and the answer refreshes
-# the card it holds instead of reading it again first (53).
-AUTHORIZATION_BUDGET = (53, 8)
+# the card it holds instead of reading it again first; the callback locks the card it names
+# in its first read, where it read it twice before locking it (51).
+AUTHORIZATION_BUDGET = (51, 8)
 # A read: the key check, the user, the budget balances, the cards, and every one of their
 # ledger totals in one statement.
 BALANCE_BUDGET = (5, 1)

@@ -17,10 +17,15 @@ class CardRepository(CompanyRepository[Card]):
         stmt = self.scoped().where(Card.provider == provider, Card.provider_key == key)
         return (await self.session.execute(stmt)).scalar_one_or_none()
 
-    async def by_provider_card(self, provider: str, provider_card_id: str) -> Card | None:
+    async def by_provider_card(
+        self, provider: str, provider_card_id: str, *, lock: bool = False
+    ) -> Card | None:
+        """The card the provider knows as `provider_card_id`; `lock` as in `find`."""
         stmt = self.scoped().where(
             Card.provider == provider, Card.provider_card_id == provider_card_id
         )
+        if lock:
+            stmt = stmt.with_for_update().execution_options(populate_existing=True)
         return (await self.session.execute(stmt)).scalar_one_or_none()
 
     async def find(

@@ -45,9 +45,14 @@ async def on_transaction(
     session: AsyncSession, company_id: int, data: dict[str, Any], *, provider: str
 ) -> None:
     card_ref = data.get("cardId")
-    if not isinstance(card_ref, str) or not await service.knows_card(
-        session, company_id=company_id, provider=provider, card_ref=card_ref
-    ):
+    card = (
+        await service.event_card(
+            session, company_id=company_id, provider=provider, card_ref=card_ref
+        )
+        if isinstance(card_ref, str)
+        else None
+    )
+    if card is None:
         # Nothing to book it on (a card another platform holds at the provider): left.
         log.info("card_transaction_for_unknown_card", provider=provider)
         return
@@ -59,6 +64,7 @@ async def on_transaction(
     await service.apply(
         session,
         company_id=company_id,
+        card=card,
         event=service.ProviderEvent(
             provider=provider,
             event_id=parsed.transactionId,

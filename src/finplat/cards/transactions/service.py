@@ -91,25 +91,21 @@ class ProviderEvent:
     mid: str | None = None
 
 
-async def knows_card(
+async def event_card(
     session: AsyncSession, *, company_id: int, provider: str, card_ref: str
-) -> bool:
-    card = await CardRepository(session, company_id).by_provider_card(provider, card_ref)
-    return card is not None
+) -> Card | None:
+    """The card a provider event names, locked for the event's booking; None for a card the
+    platform does not hold (one another platform holds at the provider)."""
+    return await CardRepository(session, company_id).by_provider_card(provider, card_ref, lock=True)
 
 
-async def apply(session: AsyncSession, *, company_id: int, event: ProviderEvent) -> None:
+async def apply(
+    session: AsyncSession, *, company_id: int, card: Card, event: ProviderEvent
+) -> None:
     """Apply one provider event to its purchase and the ledger, once per provider event id.
 
-    An event for a card the platform does not know is logged and left (it cannot be booked
-    anywhere); an event whose currency is not the card's is refused as unreadable."""
-    found = await CardRepository(session, company_id).by_provider_card(
-        event.provider, event.card_ref
-    )
-    if found is None:
-        log.info("card_transaction_for_unknown_card", provider=event.provider)
-        return
-    card = await lookup.find_card(session, company_id=company_id, card_id=found.id, lock=True)
+    `card` is the event's card, locked (`event_card`); an event whose currency is not the
+    card's is refused as unreadable."""
     if event.currency != card.currency:
         raise ValueError("currency is not the card's")
     if event.amount_minor < 0:
