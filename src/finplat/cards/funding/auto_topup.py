@@ -55,8 +55,10 @@ def month_start(now: datetime | None = None) -> datetime:
     return now.replace(day=1, hour=0, minute=0, second=0, microsecond=0)
 
 
-async def rules_of(session: AsyncSession, card: Card) -> dict[str, CardAutoTopup]:
-    rows = await AutoTopupRepository(session, card.company_id).of_card(card.id)
+async def rules_of(
+    session: AsyncSession, company_id: int, card_id: int
+) -> dict[str, CardAutoTopup]:
+    rows = await AutoTopupRepository(session, company_id).of_card(card_id)
     return {r.rule: r for r in rows}
 
 
@@ -84,7 +86,7 @@ async def configure(
     card.refuse_if_cancelled()
     if rule == DEPOSIT and card.provider != "cardprov":
         raise AutoTopupNotSupported()
-    row = (await rules_of(session, card)).get(rule)
+    row = (await rules_of(session, card.company_id, card.id)).get(rule)
     if row is None:
         row = CardAutoTopup(company_id=card.company_id, card_id=card.id, rule=rule)
         session.add(row)
@@ -112,8 +114,7 @@ async def run(
 
     `amount_minor` caps the top-up (a deposit's USD value); a capped top-up below the top-up
     minimum does not run. `DEPOSIT` runs only for a deposit in the rule's `Currency`."""
-    rows = await AutoTopupRepository(session, company_id).of_card(card_id)
-    setting = next((row for row in rows if row.rule == rule), None)
+    setting = (await rules_of(session, company_id, card_id)).get(rule)
     if setting is None:
         # A rule's setting is never deleted, so a card without one never ran this rule and
         # has nothing of it to resume: most purchases end here, without the card's lock.

@@ -210,7 +210,7 @@ async def cards_set_fee_schedule(
 
 
 async def _settings(session: DbSession, card: Card) -> AutoTopupSettings:
-    rules = await auto_topup.rules_of(session, card)
+    rules = await auto_topup.rules_of(session, card.company_id, card.id)
     used = await auto_topup.usage(session, card)
     cur = card.currency
 
