@@ -113,7 +113,7 @@ async def return_balance(session: AsyncSession, card: Card) -> list[CardFunding]
     if card.status != CardStatus.CANCELLED:
         return []
     account = await funding.card_account(session, card)
-    held = await ledger.balance(session, company_id=card.company_id, account_id=account.id)
+    held = await ledger.balance_of(session, account)
     if held.available <= 0:
         return []
     fee = min(card.outstanding_fee_minor, held.available)

@@ -244,12 +244,16 @@ async def balance(session: AsyncSession, *, company_id: int, account_id: int) ->
     )
     if account_id not in accounts:
         raise AccountNotFound()
+    return await balance_of(session, accounts[account_id])
+
+
+async def balance_of(session: AsyncSession, account: LedgerAccount) -> Balance:
+    """The balance of an account the caller has read for its company (`account`,
+    `company_account`, a card's account): the balance rows alone, one statement."""
     posted, pending_debits, pending_credits = await repository.balance_totals(
-        session, account_id=account_id
+        session, account_id=account.id
     )
-    return Balance(
-        account_id, accounts[account_id].currency, posted, pending_debits, pending_credits
-    )
+    return Balance(account.id, account.currency, posted, pending_debits, pending_credits)
 
 
 async def balances(

@@ -131,7 +131,7 @@ async def run(
         return None
     if rule == LOW_BALANCE:
         account = await funding.card_account(session, card)
-        held = await ledger.balance(session, company_id=company_id, account_id=account.id)
+        held = await ledger.balance_of(session, account)
         # Top-ups on their way to the card count: a clearing that lands while one is in
         # flight would otherwise start another for the same shortfall.
         expected = held.available + held.pending_credits

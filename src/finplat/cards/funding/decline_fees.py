@@ -80,7 +80,7 @@ async def charge(
     company_id, card_id = card.company_id, card.id
     locked = await lookup.find_card(session, company_id=company_id, card_id=card_id, lock=True)
     account = await funding.card_account(session, locked)
-    held = await ledger.balance(session, company_id=company_id, account_id=account.id)
+    held = await ledger.balance_of(session, account)
     # Refuse (503 or 409) before anything is written when the card cannot reach its provider.
     programs.program_of(providers, locked)
     programs.provider_card_id(locked)
@@ -164,7 +164,7 @@ async def collect_for_cancellation(session: AsyncSession, providers: Providers, 
         return 0
     programs.provider_card_id(locked)
     account = await funding.card_account(session, locked)
-    held = await ledger.balance(session, company_id=company_id, account_id=account.id)
+    held = await ledger.balance_of(session, account)
     fee = min(locked.outstanding_fee_minor, held.available)
     if fee <= 0:
         return 0

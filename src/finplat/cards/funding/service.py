@@ -736,7 +736,7 @@ async def unload_for_cancellation(session: AsyncSession, providers: Providers, c
         return
     earlier = await cancellation_fundings(session, card, FundingKind.UNLOAD)
     account = await card_account(session, card)
-    held = await ledger.balance(session, company_id=company_id, account_id=account.id)
+    held = await ledger.balance_of(session, account)
     if held.available <= 0:
         return
     await unload(

@@ -229,7 +229,7 @@ async def _judge(
     if not balance_here:
         return None, request.amount_minor, rules
     account = await funding.card_account(session, card)
-    held = await ledger.balance(session, company_id=card.company_id, account_id=account.id)
+    held = await ledger.balance_of(session, account)
     if held.available >= request.amount_minor:
         return None, request.amount_minor, rules
     if request.partial_allowed and held.available > 0:

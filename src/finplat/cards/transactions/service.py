@@ -250,11 +250,12 @@ async def _book(
                 code="card.purchase",
                 expires_at=None,
                 details=details | {"merchant": txn.merchant},
+                accounts=(account, settlement),
             )
             txn.hold_transfer_id, txn.held_minor = hold.transfer_id, due
     txn.status = status_of(txn).value
     txn.updated_at = utcnow()
-    held = await ledger.balance(session, company_id=company_id, account_id=account.id)
+    held = await ledger.balance_of(session, account)
     card.last_balance_minor = max(held.available, 0)
     await session.flush()
 

@@ -167,7 +167,7 @@ async def return_balance(session: AsyncSession, providers: Providers, card: Card
     if card.provider_card_id is None:
         return  # never issued: it cannot hold money
     account = await funding.card_account(session, card)
-    held = await ledger.balance(session, company_id=company_id, account_id=account.id)
+    held = await ledger.balance_of(session, account)
     if held.available <= 0:
         return
     await funding.unload(

@@ -48,7 +48,7 @@ async def wallet(session: AsyncSession, *, company_id: int, currency: str) -> Ba
     )
     if account is None:
         raise WalletNotFound()
-    return await ledger.balance(session, company_id=company_id, account_id=account.id)
+    return await ledger.balance_of(session, account)
 
 
 async def open_wallet(session: AsyncSession, *, company_id: int, currency: str) -> Balance:
@@ -57,7 +57,7 @@ async def open_wallet(session: AsyncSession, *, company_id: int, currency: str) 
     account = await ledger.company_account(
         session, company_id=company_id, kind=CompanyAccount.MASTER, currency=currency
     )
-    return await ledger.balance(session, company_id=company_id, account_id=account.id)
+    return await ledger.balance_of(session, account)
 
 
 async def balances(session: AsyncSession, *, company_id: int) -> list[CurrencyBalances]:

@@ -99,5 +99,5 @@ async def left(session: AsyncSession, mandate: PaymentMandate, period: str) -> i
     if mandate.allowance_period != period:
         return mandate.max_amount_minor
     account = await period_account(session, mandate, period)
-    held = await ledger.balance(session, company_id=mandate.company_id, account_id=account.id)
+    held = await ledger.balance_of(session, account)
     return held.available

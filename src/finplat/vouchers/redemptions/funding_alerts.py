@@ -58,9 +58,7 @@ async def after_redemption(
     account = await ledger.company_account(
         session, company_id=company_id, kind=CompanyAccount.VOUCHERS, currency=currency
     )
-    available = (
-        await ledger.balance(session, company_id=company_id, account_id=account.id)
-    ).available
+    available = (await ledger.balance_of(session, account)).available
     low_now = available * 100 < need * mark
     low_before = (available + amount_minor) * 100 < (need + amount_minor) * mark
     if not low_now or low_before:
