@@ -34,7 +34,6 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.authorization import evaluation
-from finplat.cards import lookup
 from finplat.cards.funding import service as funding
 from finplat.cards.models import Card
 from finplat.cards.status import CardStatus
@@ -104,14 +103,15 @@ async def decide(
     session: AsyncSession,
     *,
     company_id: int,
-    card_id: int,
+    card: Card,
     request: AuthorizationRequest,
     allow_loopback: bool = False,
 ) -> Decision:
     """Approve (the hold is taken) or decline one authorization request on the company's
-    card; the purchase is recorded either way. `allow_loopback`: a partner-hosted company's
-    partner may be on a loopback address (development)."""
-    card = await lookup.find_card(session, company_id=company_id, card_id=card_id, lock=True)
+    card; the purchase is recorded either way. `card` is read with its row lock by the caller
+    (`lookup.find_card(lock=True)`, `service.event_card`): decisions on one card are taken one
+    after the other, each on the balance the one before left. `allow_loopback`: a
+    partner-hosted company's partner may be on a loopback address (development)."""
     txns = CardTransactionRepository(session, company_id)
     earlier = await txns.by_authorization(card.provider, request.authorization_id)
     if earlier is not None:
@@ -142,9 +142,9 @@ async def decide(
         reason, approved_minor = asked.decline_reason, asked.approved_minor
     txn.rules_fired = json.dumps(rules.fired if rules else [])
     if reason is None:
-        await service.authorize_decided(session, card, txn, approved_minor=approved_minor)
         partial = approved_minor < request.amount_minor
         txn.response_code = PARTIALLY_APPROVED if partial else APPROVED
+        await service.authorize_decided(session, card, txn, approved_minor=approved_minor)
     else:
         txn.declined = True
         txn.decline_reason = reason

@@ -10,8 +10,7 @@ from fastapi import Header, Request
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from finplat.cards.errors import CardNotFound
-from finplat.cards.repository import CardRepository
-from finplat.cards.transactions import decision
+from finplat.cards.transactions import decision, service
 from finplat.cards.transactions.schemas import MID_PATTERN
 from finplat.companies import repository as companies
 from finplat.config import Settings
@@ -114,15 +113,15 @@ async def provider_authorization_request(
         if await companies.get(session, asked.companyId) is None:
             raise CardNotFound()
         bind_company(session, asked.companyId)
-        card = await CardRepository(session, asked.companyId).by_provider_card(
-            provider, asked.cardId
+        card = await service.event_card(
+            session, company_id=asked.companyId, provider=provider, card_ref=asked.cardId
         )
         if card is None:
             raise CardNotFound()
         decided = await decision.decide(
             session,
             company_id=asked.companyId,
-            card_id=card.id,
+            card=card,
             allow_loopback=bool(settings.allow_loopback_webhooks),
             request=decision.AuthorizationRequest(
                 authorization_id=asked.authorizationId,

@@ -165,14 +165,16 @@ async def cards_sandbox_authorize(
 ) -> AuthorizationResult:
     company_id = principal.company_id
     money = requested_amount(body.Amount, body.Currency.value)
-    card = await lookup.find_card(session, company_id=company_id, card_id=cardId, user_id=userId)
+    card = await lookup.find_card(
+        session, company_id=company_id, card_id=cardId, user_id=userId, lock=True
+    )
     simulation = programs.simulation_of(providers, card, what="purchases")
     card_ref = programs.provider_card_id(card)
     authorization_id = simulation.new_authorization_id()
     decided = await decision.decide(
         session,
         company_id=company_id,
-        card_id=card.id,
+        card=card,
         allow_loopback=bool(request.app.state.settings.allow_loopback_webhooks),
         request=decision.AuthorizationRequest(
             authorization_id=authorization_id,
