@@ -28,9 +28,12 @@ class CompanyRepository(Generic[ModelT]):
     def scoped(self) -> Select[ModelT]:
         return select(self.model).where(self.model.company_id == self.company_id)
 
-    async def get(self, object_id: int) -> ModelT | None:
+    async def get(self, object_id: int, *, fresh: bool = False) -> ModelT | None:
+        """The row by id; `fresh` overwrites a copy the session already holds with the
+        database's (what `refresh` does, without a second read)."""
         params = {"r_company_id": self.company_id, "r_object_id": object_id}
-        found = await self.session.execute(_by_id(self.model), params)
+        options = _FRESH if fresh else _AS_LOADED
+        found = await self.session.execute(_by_id(self.model), params, execution_options=options)
         return cast("ModelT | None", found.scalar_one_or_none())
 
     async def add(self, obj: ModelT) -> ModelT:
@@ -41,6 +44,8 @@ class CompanyRepository(Generic[ModelT]):
 
 
 _BY_ID: dict[type[Any], Select[Any]] = {}
+_FRESH: dict[str, Any] = {"populate_existing": True}
+_AS_LOADED: dict[str, Any] = {}
 
 
 def _by_id(model: type[Any]) -> Select[Any]:

@@ -455,10 +455,10 @@ async def release_unreported(session: AsyncSession, *, company_id: int, txn_id: 
 
 
 async def find(session: AsyncSession, *, company_id: int, txn_id: int) -> CardTransaction:
-    txn = await CardTransactionRepository(session, company_id).get(txn_id)
+    # Read afresh: events may have moved it in another transaction since it was loaded.
+    txn = await CardTransactionRepository(session, company_id).get(txn_id, fresh=True)
     if txn is None:
         raise CardTransactionNotFound()
-    await session.refresh(txn)  # events may have moved it in another transaction
     return txn
 
 
