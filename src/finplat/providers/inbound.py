@@ -237,7 +237,11 @@ async def _apply(session: AsyncSession, provider: ExternalProvider, parsed: _Par
     if apply is None:
         log.info("provider_callback_ignored", provider=provider.value, type=parsed.type)
         return
-    if await companies.get(session, parsed.company_id) is None:
+    # Kept referenced until the handler returns: the session's identity map holds objects
+    # weakly, and the handler's events look the company up again (`session.get`, answered
+    # from the map while the object lives).
+    company = await companies.get(session, parsed.company_id)
+    if company is None:
         log.info("provider_callback_unknown_company", provider=provider.value, type=parsed.type)
         return
     bind_company(session, parsed.company_id)
