@@ -30,18 +30,15 @@ T = TypeVar("T")
 # discount code is one read (29 when the first shard holds the money).
 TOPUP_BUDGET = (31, 4)
 UNLOAD_BUDGET = (26, 4)
-# A sandbox authorization is now two requests' work (issue 32): the real-time decision (the hold)
-# and the provider's `card.transaction` callback through the inbound path (its log row, the
-# event, the delivery's bookkeeping), which a real provider sends as a request of its own. It
-# no longer clears the purchase (that is `.../clear`). Partner-hosted balances added the read of
-# the company's partner configuration, in the decision and again before the decline fee (56).
-# The sandbox delivery claims its callbacks (the request's own first) in one statement, where
-# it read them before: parallel purchases no longer each send the company's whole backlog.
-# The low-balance auto top-up reads the card's settings first and stops there when the card has
-# none (it locked the card and looked for a funding to resume before), and the answer refreshes
-# the card it holds instead of reading it again first; the callback locks the card it names
-# in its first read, where it read it twice before locking it (51).
-AUTHORIZATION_BUDGET = (51, 8)
+# A sandbox authorization is two requests' work (issue 32). The real-time decision: the card
+# read with its lock, the partner configuration, the purchase recorded, the rules, the card's
+# balance, the hold (its accounts read once), the purchase's one update. The provider's
+# `card.transaction` callback through the inbound path, which a real provider sends as a request
+# of its own: its log row, the company (once: the event reuses it), the card locked, the event's
+# booking and record, the delivery's bookkeeping. The answer: the purchase read afresh (one
+# statement each time), the partner configuration (no decline fee or auto top-up on a
+# partner's balance), the card's auto top-up settings, the card refreshed.
+AUTHORIZATION_BUDGET = (42, 8)
 # A read: the key check, the user, the budget balances, the cards, and every one of their
 # ledger totals in one statement.
 BALANCE_BUDGET = (5, 1)
