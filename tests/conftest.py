@@ -30,6 +30,12 @@ from tests.databases import TEMPLATE, drop_abandoned_databases, scratch_database
 pytest_plugins = ["tests.scanner_plugin"]
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests marked `long` first. pytest-xdist hands tests out in collection order; a test of
+    minutes handed out late becomes the run's tail, one worker busy while the others idle."""
+    items.sort(key=lambda item: item.get_closest_marker("long") is None)
+
+
 @pytest.fixture(scope="session", autouse=True)
 async def _scratch_databases() -> AsyncIterator[None]:
     """The schema template `tests.databases.migrated_database` copies lives for the run. What

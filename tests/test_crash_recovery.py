@@ -10,6 +10,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import httpx
+import pytest
 
 from tests.databases import scratch_database
 from tests.processes import environment, run_cli, served, stop
@@ -30,6 +31,7 @@ async def fund(client: httpx.AsyncClient, n: int) -> httpx.Response:
     )
 
 
+@pytest.mark.long
 async def test_sigkill_during_a_burst_loses_and_duplicates_nothing(tmp_path: Path) -> None:
     async with scratch_database("crash") as url:
         env = environment(

@@ -67,6 +67,7 @@ def test_every_operation_is_measured_on_postgresql_and_the_ledger_verifies() -> 
     assert "ledger OK" in stderr
 
 
+@pytest.mark.long
 def test_every_operation_is_measured_on_sqlite_and_the_ledger_verifies() -> None:
     lines, stderr = run_bench("--sqlite")
     assert_measured_without_failures(lines, "sqlite")

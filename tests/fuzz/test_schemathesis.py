@@ -86,9 +86,11 @@ async def target() -> AsyncIterator[Target]:
 
 
 # The quick profile fuzzes each operation on its own (no stateful phase), so its operations
-# are split into shards that pytest-xdist workers run side by side; the long profile's stateful
-# sequences need every operation in one run.
-SHARDS = 1 if profile().stateful else 4
+# are split into shards that pytest-xdist workers run side by side (eight: fuzzing an operation
+# with a large body, such as a KYB application, costs tens of times a small one, and finer shards
+# keep any one worker's share short); the long profile's stateful sequences need every operation
+# in one run.
+SHARDS = 1 if profile().stateful else 8
 
 
 def shard_scope(document: dict[str, Any], shard: int) -> tuple[str, ...]:
@@ -101,6 +103,7 @@ def shard_scope(document: dict[str, Any], shard: int) -> tuple[str, ...]:
     return ("--include-path-regex", "^(?:" + "|".join(re.escape(p) for p in mine) + ")$")
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("shard", range(SHARDS), ids=lambda n: f"shard-{n}")
 async def test_schemathesis_finds_nothing_with_default_checks(target: Target, shard: int) -> None:
     chosen = profile()
