@@ -42,6 +42,7 @@ from finplat.cards.transactions.models import CardTransaction
 from finplat.cards.transactions.purchase import PurchaseStatus
 from finplat.cards.transactions.repository import CardTransactionRepository
 from finplat.ledger import service as ledger
+from finplat.ledger.models import LedgerAccount
 from finplat.partner_hosted import authorizations as partner
 from finplat.partner_hosted.authorizations import Hosting, PartnerDecision
 from finplat.partner_hosted.notifications import notify
@@ -92,6 +93,9 @@ class Decision:
     approved_minor: int
     response_code: str
     decline_reason: str | None
+    # The company's balances are its partner's: the partner decides what its card can spend,
+    # and no decline fee or auto top-up of finplat's follows the purchase.
+    partner_hosted: bool
     rules_fired: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -112,13 +116,14 @@ async def decide(
     (`lookup.find_card(lock=True)`, `service.event_card`): decisions on one card are taken one
     after the other, each on the balance the one before left. `allow_loopback`: a
     partner-hosted company's partner may be on a loopback address (development)."""
-    txns = CardTransactionRepository(session, company_id)
-    earlier = await txns.by_authorization(card.provider, request.authorization_id)
-    if earlier is not None:
-        return _answer(earlier)
     hosting = await partner.hosting_of(
         session, company_id=company_id, allow_loopback=allow_loopback
     )
+    hosted = hosting is not None
+    txns = CardTransactionRepository(session, company_id)
+    earlier = await txns.by_authorization(card.provider, request.authorization_id)
+    if earlier is not None:
+        return _answer(earlier, partner_hosted=hosted)
     txn = await txns.add(
         CardTransaction(
             card_id=card.id,
@@ -134,9 +139,8 @@ async def decide(
             requested_minor=request.amount_minor,
         )
     )
-    reason, approved_minor, rules = await _judge(
-        session, card, request, balance_here=hosting is None
-    )
+    judged = await _judge(session, card, request, balance_here=not hosted)
+    reason, approved_minor, rules = judged.reason, judged.approved_minor, judged.rules
     if hosting is not None and reason is None:
         asked = await _ask_partner(session, hosting, txn, request)
         reason, approved_minor = asked.decline_reason, asked.approved_minor
@@ -144,7 +148,9 @@ async def decide(
     if reason is None:
         partial = approved_minor < request.amount_minor
         txn.response_code = PARTIALLY_APPROVED if partial else APPROVED
-        await service.authorize_decided(session, card, txn, approved_minor=approved_minor)
+        await service.authorize_decided(
+            session, card, txn, approved_minor=approved_minor, account=judged.account
+        )
     else:
         txn.declined = True
         txn.decline_reason = reason
@@ -153,7 +159,7 @@ async def decide(
             rules.response_code if reason == RULE_DECLINED and rules else (response_code(reason))
         )
     await session.flush()
-    return _answer(txn)
+    return _answer(txn, partner_hosted=hosted)
 
 
 async def _ask_partner(
@@ -201,16 +207,25 @@ async def _ask_partner(
     return asked
 
 
+@dataclass(frozen=True)
+class _Judgement:
+    reason: str | None
+    approved_minor: int
+    rules: evaluation.Outcome | None = None
+    # The card's ledger account when its balance was read: the hold needs it next.
+    account: LedgerAccount | None = None
+
+
 async def _judge(
     session: AsyncSession, card: Card, request: AuthorizationRequest, *, balance_here: bool
-) -> tuple[str | None, int, evaluation.Outcome | None]:
+) -> _Judgement:
     """The card's state first, then the company's rules (each evaluated and reported), then
     the available balance (when it is finplat's: `balance_here`)."""
     state = STATE_REASONS.get(CardStatus(card.status))
     if state is not None:
-        return state, 0, None
+        return _Judgement(state, 0)
     if request.currency != card.currency:
-        return "CURRENCY_NOT_SUPPORTED", 0, None
+        return _Judgement("CURRENCY_NOT_SUPPORTED", 0)
     rules = await evaluation.evaluate(
         session,
         evaluation.Purchase(
@@ -225,19 +240,19 @@ async def _judge(
         ),
     )
     if rules.declined_by is not None:
-        return RULE_DECLINED, 0, rules
+        return _Judgement(RULE_DECLINED, 0, rules)
     if not balance_here:
-        return None, request.amount_minor, rules
+        return _Judgement(None, request.amount_minor, rules)
     account = await funding.card_account(session, card)
     held = await ledger.balance_of(session, account)
     if held.available >= request.amount_minor:
-        return None, request.amount_minor, rules
+        return _Judgement(None, request.amount_minor, rules, account)
     if request.partial_allowed and held.available > 0:
-        return None, held.available, rules
-    return "INSUFFICIENT_FUNDS", 0, rules
+        return _Judgement(None, held.available, rules, account)
+    return _Judgement("INSUFFICIENT_FUNDS", 0, rules, account)
 
 
-def _answer(txn: CardTransaction) -> Decision:
+def _answer(txn: CardTransaction, *, partner_hosted: bool) -> Decision:
     approved = not txn.declined and txn.authorized_minor > 0
     return Decision(
         transaction=txn,
@@ -246,4 +261,5 @@ def _answer(txn: CardTransaction) -> Decision:
         response_code=txn.response_code or response_code(txn.decline_reason),
         decline_reason=txn.decline_reason,
         rules_fired=json.loads(txn.rules_fired),
+        partner_hosted=partner_hosted,
     )

@@ -38,6 +38,7 @@ from finplat.kit.clock import utcnow
 from finplat.kit.money import from_minor
 from finplat.ledger import service as ledger
 from finplat.ledger.core import Leg
+from finplat.ledger.models import LedgerAccount
 from finplat.ledger.service import CompanyAccount
 from finplat.loyalty import accrual as loyalty
 from finplat.partner_hosted import repository as partner_hosted
@@ -175,18 +176,29 @@ async def apply(
 
 
 async def authorize_decided(
-    session: AsyncSession, card: Card, txn: CardTransaction, *, approved_minor: int
+    session: AsyncSession,
+    card: Card,
+    txn: CardTransaction,
+    *,
+    approved_minor: int,
+    account: LedgerAccount | None = None,
 ) -> None:
     """The platform's own approval (the real-time decision): the hold is taken now, under the
     card's lock, so no later purchase can spend it; the provider's authorization event finds
-    it already held."""
+    it already held. `account`: the card's ledger account, when the decision has read it."""
     txn.authorized_minor = approved_minor
     txn.authorized_at = utcnow()
-    await _book(session, card, txn, clearing=0, refund=0)
+    await _book(session, card, txn, clearing=0, refund=0, account=account)
 
 
 async def _book(
-    session: AsyncSession, card: Card, txn: CardTransaction, *, clearing: int, refund: int
+    session: AsyncSession,
+    card: Card,
+    txn: CardTransaction,
+    *,
+    clearing: int,
+    refund: int,
+    account: LedgerAccount | None = None,
 ) -> None:
     """Bring the ledger to what the purchase's totals say (card locked by the caller).
 
@@ -197,7 +209,7 @@ async def _book(
         txn.updated_at = utcnow()
         await session.flush()
         return
-    account = await funding.card_account(session, card)
+    account = account or await funding.card_account(session, card)
     settlement = await ledger.company_account(
         session, company_id=card.company_id, kind=CompanyAccount.SETTLEMENT, currency=card.currency
     )

@@ -28,7 +28,6 @@ from finplat.http.routing import CurrentPrincipal, CurrentProviders, DbSession, 
 from finplat.kit.fields import SafeText
 from finplat.kit.money import AmountRange, DecimalAmount, from_minor, requested_amount
 from finplat.kit.schemas import RequestModel, ResponseModel, UserIdQuery
-from finplat.partner_hosted import repository as partner_hosted
 from finplat.providers.calls import commit_then_call
 from finplat.providers.cards.port import ProviderCardTransaction
 from finplat.providers.errors import ProviderRejected, ProviderUnavailable
@@ -217,7 +216,7 @@ async def cards_sandbox_authorize(
     await _deliver(request, company_id)
     txn = await service.find(session, company_id=company_id, txn_id=txn_id)
     fee, rule = decline_fees.NO_FEE, None
-    if await partner_hosted.config_of(session, company_id) is not None:
+    if decided.partner_hosted:
         pass  # the balance is the partner's: no decline fee or auto top-up from finplat's
     elif txn.declined:
         fee = await decline_fees.charge(
