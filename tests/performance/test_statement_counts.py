@@ -32,13 +32,13 @@ TOPUP_BUDGET = (31, 4)
 UNLOAD_BUDGET = (26, 4)
 # A sandbox authorization is two requests' work (issue 32). The real-time decision: the card
 # read with its lock, the partner configuration, the purchase recorded, the rules, the card's
-# balance, the hold (its accounts read once), the purchase's one update. The provider's
-# `card.transaction` callback through the inbound path, which a real provider sends as a request
-# of its own: its log row, the company (once: the event reuses it), the card locked, the event's
-# booking and record, the delivery's bookkeeping. The answer: the purchase read afresh (one
-# statement each time), the partner configuration (no decline fee or auto top-up on a
-# partner's balance), the card's auto top-up settings, the card refreshed.
-AUTHORIZATION_BUDGET = (42, 8)
+# account and balance, the hold (on the accounts already read), the purchase's one update. The
+# provider's `card.transaction` callback through the inbound path, which a real provider sends
+# as a request of its own: its log row, the company (once: the event reuses it), the card
+# locked, the event's booking and record, the delivery's bookkeeping. The answer: the purchase
+# read afresh (one statement each time), the card's auto top-up settings (the decision said
+# whether the balance is a partner's, which has none), the card refreshed.
+AUTHORIZATION_BUDGET = (40, 8)
 # A read: the key check, the user, the budget balances, the cards, and every one of their
 # ledger totals in one statement.
 BALANCE_BUDGET = (5, 1)
