@@ -65,14 +65,14 @@ chaos: install
 		$(PY) -m pytest -q -m slow tests/cards/funding/test_chaos.py
 
 lint: install
-	$(VENV)/bin/ruff check src tests migrations
-	$(VENV)/bin/ruff format --check src tests migrations
+	$(VENV)/bin/ruff check src tests migrations bench
+	$(VENV)/bin/ruff format --check src tests migrations bench
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports --no-logo
 
 format: install
-	$(VENV)/bin/ruff format src tests migrations
-	$(VENV)/bin/ruff check --fix src tests migrations
+	$(VENV)/bin/ruff format src tests migrations bench
+	$(VENV)/bin/ruff check --fix src tests migrations bench
 
 # The benchmarks, in one command: first the card top-up benchmark (issue 5): a real server on
 # a fresh PostgreSQL database, `spread` and `hot` scenarios and the pgbench yardstick (when
