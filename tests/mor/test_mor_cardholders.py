@@ -6,7 +6,7 @@ from __future__ import annotations
 from finplat.mor.access import PREFIX
 from tests.cards.steps import approved_card_user
 from tests.conftest import Tenant, TenantFactory
-from tests.mor.card_steps import mor_card, unassign
+from tests.mor.card_steps import assign, mor_card, unassign
 
 
 async def test_cardholders_are_the_users_holding_a_card(mor_tenant: Tenant) -> None:
@@ -59,3 +59,17 @@ async def test_another_companys_cardholder_is_not_found(
     card = await mor_card(other.client, master=0)
     response = await mor_tenant.client.get(f"{PREFIX}/cardholders/{card['AssignedUserId']}")
     assert response.status_code == 404, response.text
+
+
+async def test_each_cardholder_counts_only_the_cards_assigned_to_them(
+    mor_tenant: Tenant,
+) -> None:
+    api = mor_tenant.client
+    first, second, third = [await mor_card(api, master=0) for _ in range(3)]
+    holder = first["AssignedUserId"]
+    assert (await unassign(api, second["Id"])).status_code == 200
+    assert (await assign(api, second["Id"], holder)).status_code == 200
+    response = await api.get(f"{PREFIX}/cardholders")
+    assert response.status_code == 200, response.text
+    counts = {h["UserId"]: h["CardCount"] for h in response.json()["Items"]}
+    assert counts == {holder: 2, third["AssignedUserId"]: 1}

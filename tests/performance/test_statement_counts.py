@@ -19,7 +19,10 @@ from fastapi import FastAPI
 from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from finplat.mor.access import PREFIX
 from tests.cards.funding.steps import active_card, purchase, topup, unload
+from tests.conftest import Tenant
+from tests.mor.card_steps import mor_card
 
 T = TypeVar("T")
 
@@ -151,6 +154,20 @@ async def test_a_users_balance_reads_every_total_in_one_statement(
     )
     assert response.status_code == 200, response.text
     assert tally.within(BALANCE_BUDGET), str(tally)
+
+
+async def test_listing_cardholders_reads_their_card_counts_in_one_statement(
+    mor_tenant: Tenant, tally: Tally
+) -> None:
+    api = mor_tenant.client
+    await mor_card(api, master=0)
+    await tally.count(lambda: api.get(f"{PREFIX}/cardholders"))
+    for_one = sum(tally.statements.values())
+    for _ in range(2):
+        await mor_card(api, master=0)
+    response = await tally.count(lambda: api.get(f"{PREFIX}/cardholders"))
+    assert len(response.json()["Items"]) == 3, response.text
+    assert sum(tally.statements.values()) == for_one, str(tally)
 
 
 def authorize(api: httpx.AsyncClient, card: dict[str, Any], amount: float) -> Any:
