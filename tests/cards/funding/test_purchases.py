@@ -170,6 +170,21 @@ async def test_low_balance_auto_top_up_stays_within_the_monthly_limit(
     assert await card_balance(api, card) == Decimal("20")
 
 
+async def test_a_purchase_is_answered_when_its_auto_top_up_cannot_be_made(
+    api: httpx.AsyncClient,
+) -> None:
+    card = await _funded_card(api, 50)
+    rule = await set_auto_topup(
+        api, card, "low-balance", Threshold=40, Amount=5000, MonthlyLimit=10000
+    )
+    assert rule.status_code == 200, rule.text
+    result = await purchase(api, card, 20)  # 30 left, below 40; the master holds 950
+    assert result["Approved"] is True
+    assert (result["Status"], result["ApprovedAmount"]) == ("AUTHORIZED", 20.0)
+    assert result["AutoTopupOrderId"] is None
+    assert await card_balance(api, card) == Decimal("30")
+
+
 async def test_failed_transaction_auto_top_up_runs_after_an_insufficient_funds_decline(
     api: httpx.AsyncClient,
 ) -> None:

@@ -256,18 +256,16 @@ async def _auto_topup(
 ) -> int | None:
     if rule is None:
         return None
+    # Read before the rollback below expires the card (an expired attribute would be loaded
+    # lazily, which the async session cannot do).
+    company_id, card_id = card.company_id, card.id
     try:
         return await auto_topup.run(
-            session,
-            providers,
-            company_id=card.company_id,
-            card_id=card.id,
-            rule=rule,
-            trigger=trigger,
+            session, providers, company_id=company_id, card_id=card_id, rule=rule, trigger=trigger
         )
     except ApiError as exc:
         await session.rollback()
-        log.warning("auto_topup_failed", card_id=card.id, code=exc.code)
+        log.warning("auto_topup_failed", card_id=card_id, code=exc.code)
         return None
 
 
