@@ -39,9 +39,9 @@ UNLOAD_BUDGET = (26, 4)
 # provider's `card.transaction` callback through the inbound path, which a real provider sends
 # as a request of its own: its log row, the company (once: the event reuses it), the card
 # locked, the event's booking and record, the delivery's bookkeeping. The answer: the purchase
-# read afresh (one statement each time), the card's auto top-up settings (the decision said
-# whether the balance is a partner's, which has none), the card refreshed.
-AUTHORIZATION_BUDGET = (40, 8)
+# read afresh once (the auto top-up does not move it), the card's auto top-up settings (the
+# decision said whether the balance is a partner's, which has none), the card refreshed.
+AUTHORIZATION_BUDGET = (39, 8)
 # A read: the key check, the user, the budget balances, the cards, and every one of their
 # ledger totals in one statement.
 BALANCE_BUDGET = (5, 1)

@@ -227,11 +227,10 @@ async def cards_sandbox_authorize(
     else:
         rule = auto_topup.LOW_BALANCE
     await session.commit()
-    order_id = await _auto_topup(session, providers, card, rule, trigger=authorization_id)
-    txn = await service.find(session, company_id=company_id, txn_id=txn_id)
-    await session.refresh(card)  # its status after a decline fee or an auto-lock
     approved = not txn.declined
-    return AuthorizationResult(
+    # Answered from the purchase as it stands now: the auto top-up does not move it, and may
+    # roll the session back (which would leave `txn` to be read again).
+    answer = AuthorizationResult(
         AuthorizationId=authorization_id,
         Approved=approved,
         ResponseCode=txn.response_code or decision.response_code(txn.decline_reason),
@@ -247,8 +246,11 @@ async def cards_sandbox_authorize(
         DeclineFee=from_minor(fee.amount_minor, money.currency),
         DeclineFeeStatus=fee.status,
         CardStatus=card.status,
-        AutoTopupOrderId=order_id,
+        AutoTopupOrderId=None,
     )
+    order_id = await _auto_topup(session, providers, card, rule, trigger=authorization_id)
+    await session.refresh(card)  # its status after a decline fee or an auto-lock
+    return answer.model_copy(update={"CardStatus": card.status, "AutoTopupOrderId": order_id})
 
 
 async def _auto_topup(
