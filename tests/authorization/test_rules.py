@@ -289,3 +289,20 @@ async def test_a_limit_below_a_cent_is_400(api: httpx.AsyncClient) -> None:
         },
     )
     assert response.status_code == 400, response.text
+
+
+async def test_a_company_rule_of_another_bin_range_is_not_evaluated(
+    api: httpx.AsyncClient,
+) -> None:
+    card = await funded_card(api)
+    ranges = (await api.get("/api/v2/authorization/bin-ranges")).json()["BinRanges"]
+    other = next(r["BinRangeId"] for r in ranges if r["Bin"] != "424242")
+    await create_rule(
+        api,
+        Name="Elsewhere",
+        BinRangeId=other,
+        RuleType="MCC_BLOCK",
+        Configuration={"Mccs": ["5812"]},
+    )
+    approved = await authorize(api, card, 5, Mcc="5812")
+    assert (approved["Approved"], approved["RulesFired"]) == (True, [])

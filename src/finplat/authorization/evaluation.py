@@ -17,11 +17,12 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from finplat.authorization import repository, service
+from finplat.authorization import repository
 from finplat.authorization.models import AuthorizationRule
 from finplat.authorization.schemas import RuleKind, RuleScope, VelocityWindow
 from finplat.kit.clock import utcnow
 from finplat.kit.money import from_minor, to_minor
+from finplat.providers.registry import CARD_BINS
 
 DEFAULT_RESPONSE_CODE = "57"
 
@@ -51,14 +52,11 @@ class Outcome:
 
 
 async def evaluate(session: AsyncSession, purchase: Purchase) -> Outcome:
-    bin_range = await service.bin_range_of_card_provider(
-        session, company_id=purchase.company_id, provider=purchase.provider
-    )
     now = utcnow()
     rules = await repository.RuleRepository(session, purchase.company_id).applicable(
         card_id=purchase.card_id,
         user_id=purchase.user_id,
-        bin_range_id=bin_range.id if bin_range is not None else None,
+        bin_provider=purchase.provider if purchase.provider in CARD_BINS else None,
         now=now,
     )
     fired: list[dict[str, Any]] = []

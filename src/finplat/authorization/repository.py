@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import false, func, or_, select, true
+from sqlalchemy import ScalarSelect, false, func, or_, select, true
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.authorization.models import AuthorizationRule
@@ -21,12 +21,15 @@ class RuleRepository(CompanyRepository[AuthorizationRule]):
         return list((await self.session.execute(stmt)).scalars())
 
     async def applicable(
-        self, *, card_id: int, user_id: int, bin_range_id: int | None, now: datetime
+        self, *, card_id: int, user_id: int, bin_provider: str | None, now: datetime
     ) -> list[AuthorizationRule]:
         """Active, in effect now, scoped to the card: its own rules, its user's and the
-        company's of its BIN range; in priority order."""
+        company's of its BIN range (`bin_provider`'s, None when its provider has none); in
+        priority order. One statement: the range is a subquery."""
         in_range = (
-            AuthorizationRule.bin_range_id == bin_range_id if bin_range_id is not None else false()
+            AuthorizationRule.bin_range_id == _bin_range_id(self.company_id, bin_provider)
+            if bin_provider is not None
+            else false()
         )
         stmt = (
             self.scoped()
@@ -49,6 +52,17 @@ class RuleRepository(CompanyRepository[AuthorizationRule]):
             .order_by(AuthorizationRule.priority, AuthorizationRule.id)
         )
         return list((await self.session.execute(stmt)).scalars())
+
+
+def _bin_range_id(company_id: int, provider: str) -> ScalarSelect[int]:
+    """The id of the company's BIN range of `provider`: its first card product's, as
+    `product_providers` orders them and `service.bin_ranges` numbers the ranges (NULL when
+    the company has no product of the provider)."""
+    return (
+        select(func.min(CardProduct.id))
+        .where(CardProduct.company_id == company_id, CardProduct.provider == provider)
+        .scalar_subquery()
+    )
 
 
 async def product_providers(session: AsyncSession, *, company_id: int) -> dict[str, list[int]]:
