@@ -22,7 +22,6 @@ from finplat.authorization.models import AuthorizationRule
 from finplat.authorization.schemas import RuleKind, RuleScope, VelocityWindow
 from finplat.kit.clock import utcnow
 from finplat.kit.money import from_minor, to_minor
-from finplat.providers.registry import CARD_BINS
 
 DEFAULT_RESPONSE_CODE = "57"
 
@@ -56,7 +55,7 @@ async def evaluate(session: AsyncSession, purchase: Purchase) -> Outcome:
     rules = await repository.RuleRepository(session, purchase.company_id).applicable(
         card_id=purchase.card_id,
         user_id=purchase.user_id,
-        bin_provider=purchase.provider if purchase.provider in CARD_BINS else None,
+        provider=purchase.provider,
         now=now,
     )
     fired: list[dict[str, Any]] = []

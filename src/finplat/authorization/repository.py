@@ -21,16 +21,12 @@ class RuleRepository(CompanyRepository[AuthorizationRule]):
         return list((await self.session.execute(stmt)).scalars())
 
     async def applicable(
-        self, *, card_id: int, user_id: int, bin_provider: str | None, now: datetime
+        self, *, card_id: int, user_id: int, provider: str, now: datetime
     ) -> list[AuthorizationRule]:
         """Active, in effect now, scoped to the card: its own rules, its user's and the
-        company's of its BIN range (`bin_provider`'s, None when its provider has none); in
-        priority order. One statement: the range is a subquery."""
-        in_range = (
-            AuthorizationRule.bin_range_id == _bin_range_id(self.company_id, bin_provider)
-            if bin_provider is not None
-            else false()
-        )
+        company's of its BIN range (its `provider`'s); in priority order. One statement: the
+        range is a subquery."""
+        in_range = AuthorizationRule.bin_range_id == _bin_range_id(self.company_id, provider)
         stmt = (
             self.scoped()
             .where(
@@ -57,7 +53,8 @@ class RuleRepository(CompanyRepository[AuthorizationRule]):
 def _bin_range_id(company_id: int, provider: str) -> ScalarSelect[int]:
     """The id of the company's BIN range of `provider`: its first card product's, as
     `product_providers` orders them and `service.bin_ranges` numbers the ranges (NULL when
-    the company has no product of the provider)."""
+    the company has no product of the provider; a provider without a BIN has no range, so
+    no rule carries the id of its product)."""
     return (
         select(func.min(CardProduct.id))
         .where(CardProduct.company_id == company_id, CardProduct.provider == provider)
