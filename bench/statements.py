@@ -184,6 +184,12 @@ async def measure(database: BenchDatabase, env: dict[str, str], show: bool, repe
             await client.get("/api/v2/tiers")  # the key is known to each app's process
         requests: list[tuple[str, str, Callable[[], Awaitable[httpx.Response]]]] = [
             ("get_user", "route", lambda: api.get(f"/api/v2/users/{user_id}")),
+            ("list_cards", "route", lambda: api.get("/api/v2/cards", params={"userId": user_id})),
+            (
+                "get_balance",
+                "route",
+                lambda: api.get("/api/v2/banking/balance", params={"userId": user_id}),
+            ),
             (
                 "topup_lane_off",
                 "route",
