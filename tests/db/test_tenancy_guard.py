@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import aliased
 
 from finplat.companies import service as companies
-from finplat.db.tenancy import bind_company
+from finplat.db.tenancy import UnscopedWrite, bind_company
 from finplat.tiers.models import Tier
 
 
@@ -44,3 +46,37 @@ async def test_lookup_by_primary_key_of_another_company_finds_nothing(
     assert (
         await session.execute(select(Tier).where(Tier.id == tier_of_b))
     ).scalar_one_or_none() is None
+
+
+async def test_the_guard_follows_the_company_bound_last(session: AsyncSession) -> None:
+    a = await companies.create_company(session, name="A", sandbox=True)
+    b = await companies.create_company(session, name="B", sandbox=True)
+    for company_id in (a.company.id, b.company.id, a.company.id):
+        bind_company(session, company_id)
+        seen = (await session.execute(select(Tier.company_id).distinct())).scalars().all()
+        assert seen == [company_id]
+
+
+async def test_an_aliased_entity_is_scoped_too(session: AsyncSession) -> None:
+    a = await companies.create_company(session, name="A", sandbox=True)
+    await companies.create_company(session, name="B", sandbox=True)
+    bind_company(session, a.company.id)
+    other = aliased(Tier)
+    rows = (await session.execute(select(other.company_id).distinct())).scalars().all()
+    assert rows == [a.company.id]
+
+
+async def test_an_update_of_many_rows_by_key_is_refused_while_a_company_is_bound(
+    session: AsyncSession,
+) -> None:
+    a = await companies.create_company(session, name="A", sandbox=True)
+    b = await companies.create_company(session, name="B", sandbox=True)
+    tier_of_b = (
+        await session.execute(select(Tier.id).where(Tier.company_id == b.company.id).limit(1))
+    ).scalar_one()
+    bind_company(session, a.company.id)
+    with pytest.raises(UnscopedWrite):
+        await session.execute(update(Tier), [{"id": tier_of_b, "description": "many"}])
+    session.info.clear()
+    changed = (await session.execute(select(Tier.id).where(Tier.description == "many"))).scalars()
+    assert list(changed) == []
