@@ -46,6 +46,11 @@ AUTHORIZATION_BUDGET = (38, 8)
 # A read: the key check, the user, the budget balances, the cards, and every one of their
 # ledger totals in one statement.
 BALANCE_BUDGET = (5, 1)
+# A listing of cards: the key check, the user, the cards (once), the card provider's account
+# holder, the provider's listing (the sandbox's fault check, counted on SQLite only: on
+# PostgreSQL it runs on the driver's connection; and its cards), the card accounts and their
+# totals.
+LIST_CARDS_BUDGET = (8, 4)
 
 
 @dataclass
@@ -155,6 +160,17 @@ async def test_a_users_balance_reads_every_total_in_one_statement(
     )
     assert response.status_code == 200, response.text
     assert tally.within(BALANCE_BUDGET), str(tally)
+
+
+async def test_a_users_cards_are_read_once_in_a_listing(
+    api: httpx.AsyncClient, tally: Tally
+) -> None:
+    card = await _warm_card(api)
+    response = await tally.count(
+        lambda: api.get("/api/v2/cards", params={"userId": card["UserId"]})
+    )
+    assert response.status_code == 200, response.text
+    assert tally.within(LIST_CARDS_BUDGET), str(tally)
 
 
 async def test_listing_cardholders_reads_their_card_counts_in_one_statement(

@@ -275,7 +275,9 @@ async def list_cards(
 ) -> list[CardView]:
     """Every local card of the user; what the providers still list refreshes the persisted
     balance, and cards they omit (cancelled ones, banking-provider cards kept locally) show
-    their persisted details."""
+    their persisted details. The cards are read once: the session keeps them across the
+    provider's call (its commit expires nothing), and a read again would hand back the same
+    objects unrefreshed."""
     await users.get_user(session, company_id=company_id, user_id=user_id)
     repo = CardRepository(session, company_id)
     cards = await repo.list_of_user(user_id)
@@ -297,11 +299,11 @@ async def list_cards(
             idempotent=True,
         )
         by_ref = {c.card_id: c for c in listed}
-        for card in await repo.list_of_user(user_id):
+        for card in cards:
             if card.provider == provider and card.provider_card_id in by_ref:
                 _adopt(card, by_ref[card.provider_card_id])
         await session.flush()
-    return await views(session, await repo.list_of_user(user_id))
+    return await views(session, cards)
 
 
 async def card_transactions(
