@@ -203,8 +203,12 @@ async def _book(
     """Bring the ledger to what the purchase's totals say (card locked by the caller).
 
     A partner-hosted purchase moves nothing in the ledger: the money is at the partner, which
-    holds, posts and releases it (`_tell_partner`); only its status follows its totals."""
-    if txn.partner_decision is not None:
+    holds, posts and releases it (`_tell_partner`); only its status follows its totals. Nor
+    does an event that leaves the hold as it is (the provider's authorization of a purchase the
+    platform's decision has already held): the card's accounts and its last balance stay as
+    the last movement left them."""
+    unmoved = clearing == 0 and refund == 0 and hold_due(txn) == txn.held_minor
+    if txn.partner_decision is not None or unmoved:
         txn.status = status_of(txn).value
         txn.updated_at = utcnow()
         await session.flush()
