@@ -38,12 +38,13 @@ UNLOAD_BUDGET = (26, 4)
 # subquery), the card's account and balance, the hold (on the accounts already read), the
 # purchase's one update. The provider's `card.transaction` callback through the inbound path,
 # which a real provider sends as a request of its own: its log row, the company (once: the event
-# reuses it), the card locked, the event's booking and record (the hold the decision took moves
-# no money again: no account or balance is read), the delivery's bookkeeping. The
+# reuses it), the card locked, the purchase read with whether the event is recorded, the event's
+# record (the hold the decision took moves no money again: no account or balance is read), the
+# delivery's bookkeeping. The
 # answer: the purchase read afresh once (the auto top-up does not move it), the card's auto top-up
 # settings (the decision said whether the balance is a partner's, which has none), the card
 # refreshed.
-AUTHORIZATION_BUDGET = (35, 8)
+AUTHORIZATION_BUDGET = (34, 8)
 # A read: the key check, the user, the budget balances, the cards, and every one of their
 # ledger totals in one statement.
 BALANCE_BUDGET = (5, 1)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import select
+from sqlalchemy import ColumnElement, exists, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.cards.transactions.models import CardTransaction, CardTransactionEvent
@@ -22,6 +22,25 @@ class CardTransactionRepository(CompanyRepository[CardTransaction]):
             CardTransaction.authorization_id == authorization_id,
         )
         return (await self.session.execute(stmt)).scalar_one_or_none()
+
+    async def for_event(
+        self, provider: str, authorization_id: str, provider_event_id: str
+    ) -> tuple[CardTransaction | None, bool]:
+        """The purchase a provider event names, and whether that event is already recorded:
+        one read when the purchase exists (every event but a purchase's first)."""
+        seen = exists().where(*self._event_named(provider, provider_event_id))
+        stmt = (
+            self.scoped()
+            .add_columns(seen)
+            .where(
+                CardTransaction.provider == provider,
+                CardTransaction.authorization_id == authorization_id,
+            )
+        )
+        row = (await self.session.execute(stmt)).one_or_none()
+        if row is None:
+            return None, await self.has_event(provider, provider_event_id)
+        return row[0], bool(row[1])
 
     async def page(
         self,
@@ -57,11 +76,16 @@ class CardTransactionRepository(CompanyRepository[CardTransaction]):
 
     async def has_event(self, provider: str, provider_event_id: str) -> bool:
         stmt = select(CardTransactionEvent.id).where(
+            *self._event_named(provider, provider_event_id)
+        )
+        return (await self.session.execute(stmt)).first() is not None
+
+    def _event_named(self, provider: str, provider_event_id: str) -> list[ColumnElement[bool]]:
+        return [
             CardTransactionEvent.company_id == self.company_id,
             CardTransactionEvent.provider == provider,
             CardTransactionEvent.provider_event_id == provider_event_id,
-        )
-        return (await self.session.execute(stmt)).first() is not None
+        ]
 
 
 async def holds_authorized_before(

@@ -112,9 +112,9 @@ async def apply(
     if event.amount_minor < 0:
         raise ValueError("amountMinor is negative")
     txns = CardTransactionRepository(session, company_id)
-    if await txns.has_event(event.provider, event.event_id):
+    txn, seen = await txns.for_event(event.provider, event.authorization_id, event.event_id)
+    if seen:
         return
-    txn = await txns.by_authorization(event.provider, event.authorization_id)
     if txn is None:
         txn = await txns.add(
             CardTransaction(
