@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Table, delete, select, update
+from sqlalchemy import Table, bindparam, delete, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -52,17 +52,23 @@ async def insert(session: AsyncSession, **values: Any) -> int | None:
 async def update_owned(session: AsyncSession, *, record_id: int, token: str, **values: Any) -> bool:
     """Update the row only while `token` still holds its lease (fences a stalled worker).
 
-    A Core statement on the session's connection: it runs at every checkpoint of every
-    financial request, and the ORM layer (statement building, tenant scoping) was a large part
-    of its cost. The row id came from a company-scoped lookup and the lease token is a random
+    A Core statement built once, on the session's connection: it runs at every checkpoint of
+    every financial request, and the ORM layer (statement building, tenant scoping) was a large
+    part of its cost. The row id came from a company-scoped lookup and the lease token is a random
     secret of this request, so the company needs no second filter here.
     """
-    stmt = (
-        update(_KEYS).where(_KEYS.c.id == record_id, _KEYS.c.lock_token == token).values(**values)
-    )
     connection = await session.connection()
-    result = await connection.execute(stmt)
+    result = await connection.execute(
+        _UPDATE_OWNED, {"owned_id": record_id, "owned_token": token, **values}
+    )
     return int(result.rowcount) == 1
+
+
+# Built once: its SET clause is the columns the execution's values name (a checkpoint's, the
+# answer's, the lease's release), compiled once for each such set.
+_UPDATE_OWNED = update(_KEYS).where(
+    _KEYS.c.id == bindparam("owned_id"), _KEYS.c.lock_token == bindparam("owned_token")
+)
 
 
 async def take_over(
