@@ -52,7 +52,7 @@ from finplat.providers.cards.port import (
     ShippingQuote,
     WidgetSession,
 )
-from finplat.providers.cards.sandbox import bulk_loads
+from finplat.providers.cards.sandbox import bulk_loads, movements
 from finplat.providers.cards.sandbox.models import (
     SandboxCardprovCard,
     SandboxCardprovMovement,
@@ -403,40 +403,35 @@ class SandboxCardProgram:
         async with unit_of_work(self.factory) as session:
             movement_id = f"{self.name}_mov_{uuid.uuid4().hex[:24]}"
             inserted = await session.execute(
-                insert_ignoring_conflicts(session, SandboxCardprovMovement).values(
-                    company_id=company_id,
-                    provider=self.name,
-                    movement_id=movement_id,
-                    idempotency_key=scoped,
-                    card_id=card_id,
-                    amount_minor=signed_minor,
-                    balance_minor=0,
-                    status="COMPLETED",
-                    created_at=utcnow(),
-                )
+                movements.INSERT[session.get_bind().dialect.name],
+                {
+                    "company_id": company_id,
+                    "provider": self.name,
+                    "movement_id": movement_id,
+                    "idempotency_key": scoped,
+                    "card_id": card_id,
+                    "amount_minor": signed_minor,
+                    "balance_minor": 0,
+                    "status": "COMPLETED",
+                    "created_at": utcnow(),
+                },
             )
             if not getattr(inserted, "rowcount", 0):
                 found = await self._movement(session, scoped)
                 assert found is not None
                 answer = found
             else:
-                # One conditional UPDATE (its row lock serialises movements on the card); only
-                # when it changes nothing is the card read, to say why.
+                # One conditional UPDATE; only when it changes nothing is the card read, to
+                # say why.
                 moved = await session.execute(
-                    update(SandboxCardprovCard)
-                    .where(
-                        SandboxCardprovCard.card_id == card_id,
-                        SandboxCardprovCard.company_id == company_id,
-                        SandboxCardprovCard.provider == self.name,
-                        SandboxCardprovCard.hidden.is_(False),
-                        SandboxCardprovCard.status.not_in((S.CANCELLED.value, S.PENDING.value)),
-                        SandboxCardprovCard.balance_minor + signed_minor >= 0,
-                    )
-                    .values(
-                        balance_minor=SandboxCardprovCard.balance_minor + signed_minor,
-                        updated_at=utcnow(),
-                    )
-                    .returning(SandboxCardprovCard)
+                    movements.MOVE_CARD,
+                    {
+                        "m_card_id": card_id,
+                        "m_company_id": company_id,
+                        "m_provider": self.name,
+                        "m_amount": signed_minor,
+                        "m_now": utcnow(),
+                    },
                 )
                 row = moved.scalar_one_or_none()
                 if row is None:
@@ -449,9 +444,7 @@ class SandboxCardProgram:
                     raise CardFundsShort()
                 balance = row.balance_minor
                 await session.execute(
-                    update(SandboxCardprovMovement)
-                    .where(SandboxCardprovMovement.movement_id == movement_id)
-                    .values(balance_minor=balance)
+                    movements.SET_BALANCE, {"m_movement_id": movement_id, "m_balance": balance}
                 )
                 now = utcnow()
                 await self._record_transaction(

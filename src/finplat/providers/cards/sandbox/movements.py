@@ -1,0 +1,53 @@
+"""The sandbox card provider's statements of a load or an unload, built once.
+
+Every top-up and unload runs them. Built per call, their comparisons and SET clauses cost the
+server more than running them (docs/performance-log.md, 2026-11-27 night); built once, each
+execution only binds its values. Parameter names carry an `m_` prefix: SQLAlchemy keeps a
+column's own name for its SET clause.
+"""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+from sqlalchemy import Table, bindparam, update
+from sqlalchemy.dialects import postgresql, sqlite
+
+from finplat.providers.cards.port import ProviderCardStatus
+from finplat.providers.cards.sandbox.models import SandboxCardprovCard, SandboxCardprovMovement
+
+_MOVEMENTS = cast(Table, SandboxCardprovMovement.__table__)
+_CARD = SandboxCardprovCard
+
+# The movement, keyed by the caller's idempotency key: no row when the key has moved money
+# already. The columns come from the execution's values.
+INSERT: dict[str, Any] = {
+    "postgresql": postgresql.insert(_MOVEMENTS).on_conflict_do_nothing(),
+    "sqlite": sqlite.insert(_MOVEMENTS).on_conflict_do_nothing(),
+}
+
+# The card's balance moved by `m_amount` (signed) when the card can move money and keeps a
+# balance of at least zero; its row lock serialises movements on the card.
+MOVE_CARD = (
+    update(_CARD)
+    .where(
+        _CARD.card_id == bindparam("m_card_id"),
+        _CARD.company_id == bindparam("m_company_id"),
+        _CARD.provider == bindparam("m_provider"),
+        _CARD.hidden.is_(False),
+        _CARD.status.not_in((ProviderCardStatus.CANCELLED.value, ProviderCardStatus.PENDING.value)),
+        _CARD.balance_minor + bindparam("m_amount") >= 0,
+    )
+    .values(
+        balance_minor=_CARD.balance_minor + bindparam("m_amount"),
+        updated_at=bindparam("m_now"),
+    )
+    .returning(_CARD)
+)
+
+# The card's balance after the movement, kept with it for a replay's answer.
+SET_BALANCE = (
+    update(_MOVEMENTS)
+    .where(_MOVEMENTS.c.movement_id == bindparam("m_movement_id"))
+    .values(balance_minor=bindparam("m_balance"))
+)
