@@ -306,3 +306,33 @@ async def test_a_company_rule_of_another_bin_range_is_not_evaluated(
     )
     approved = await authorize(api, card, 5, Mcc="5812")
     assert (approved["Approved"], approved["RulesFired"]) == (True, [])
+
+
+async def test_a_rule_past_its_effective_end_is_not_evaluated(api: httpx.AsyncClient) -> None:
+    card = await funded_card(api)
+    now = datetime.now(UTC)
+    await create_rule(
+        api,
+        ScopeType="CARD",
+        CardId=card["Id"],
+        RuleType="MAX_AMOUNT",
+        Configuration={"MaxAmount": 1, "Currency": "USD"},
+        EffectiveFrom=(now - timedelta(days=2)).isoformat(),
+        EffectiveTo=(now - timedelta(days=1)).isoformat(),
+    )
+    assert (await authorize(api, card, 5))["Approved"] is True
+
+
+async def test_a_user_rule_is_evaluated_for_its_users_cards_only(api: httpx.AsyncClient) -> None:
+    card, other = await funded_card(api), await funded_card(api)
+    assert card["UserId"] != other["UserId"]
+    await create_rule(
+        api,
+        ScopeType="USER",
+        UserId=card["UserId"],
+        BinRangeId=await bin_range_id(api),
+        RuleType="MAX_AMOUNT",
+        Configuration={"MaxAmount": 1, "Currency": "USD"},
+    )
+    assert (await authorize(api, card, 5))["DeclineReason"] == "RULE_DECLINED"
+    assert (await authorize(api, other, 5))["Approved"] is True

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import ScalarSelect, false, func, or_, select, true
+from sqlalchemy import bindparam, false, func, or_, select, true
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.authorization.models import AuthorizationRule
@@ -26,40 +26,49 @@ class RuleRepository(CompanyRepository[AuthorizationRule]):
         """Active, in effect now, scoped to the card: its own rules, its user's and the
         company's of its BIN range (its `provider`'s); in priority order. One statement: the
         range is a subquery."""
-        in_range = AuthorizationRule.bin_range_id == _bin_range_id(self.company_id, provider)
-        stmt = (
-            self.scoped()
-            .where(
-                AuthorizationRule.active == true(),
-                or_(
-                    AuthorizationRule.effective_from.is_(None),
-                    AuthorizationRule.effective_from <= now,
-                ),
-                or_(AuthorizationRule.effective_to.is_(None), AuthorizationRule.effective_to > now),
-                or_(
-                    (AuthorizationRule.scope_type == "CARD")
-                    & (AuthorizationRule.card_id == card_id),
-                    (AuthorizationRule.scope_type == "USER")
-                    & (AuthorizationRule.user_id == user_id)
-                    & in_range,
-                    (AuthorizationRule.scope_type == "COMPANY") & in_range,
-                ),
-            )
-            .order_by(AuthorizationRule.priority, AuthorizationRule.id)
-        )
-        return list((await self.session.execute(stmt)).scalars())
+        params = {
+            "a_company_id": self.company_id,
+            "a_card_id": card_id,
+            "a_user_id": user_id,
+            "a_provider": provider,
+            "a_now": now,
+        }
+        return list((await self.session.execute(_APPLICABLE, params)).scalars())
 
 
-def _bin_range_id(company_id: int, provider: str) -> ScalarSelect[int]:
-    """The id of the company's BIN range of `provider`: its first card product's, as
-    `product_providers` orders them and `service.bin_ranges` numbers the ranges (NULL when
-    the company has no product of the provider; a provider without a BIN has no range, so
-    no rule carries the id of its product)."""
-    return (
-        select(func.min(CardProduct.id))
-        .where(CardProduct.company_id == company_id, CardProduct.provider == provider)
-        .scalar_subquery()
+# The id of the company's BIN range of a provider: its first card product's, as
+# `product_providers` orders them and `service.bin_ranges` numbers the ranges (NULL when the
+# company has no product of the provider; a provider without a BIN has no range, so no rule
+# carries the id of its product).
+_BIN_RANGE_ID = (
+    select(func.min(CardProduct.id))
+    .where(
+        CardProduct.company_id == bindparam("a_company_id"),
+        CardProduct.provider == bindparam("a_provider"),
     )
+    .scalar_subquery()
+)
+_IN_RANGE = AuthorizationRule.bin_range_id == _BIN_RANGE_ID
+_NOW = bindparam("a_now", type_=AuthorizationRule.effective_from.type)
+# Every authorization runs it: built once, its execution binds the card, user and time.
+_APPLICABLE = (
+    select(AuthorizationRule)
+    .where(
+        AuthorizationRule.company_id == bindparam("a_company_id"),
+        AuthorizationRule.active == true(),
+        or_(AuthorizationRule.effective_from.is_(None), AuthorizationRule.effective_from <= _NOW),
+        or_(AuthorizationRule.effective_to.is_(None), AuthorizationRule.effective_to > _NOW),
+        or_(
+            (AuthorizationRule.scope_type == "CARD")
+            & (AuthorizationRule.card_id == bindparam("a_card_id")),
+            (AuthorizationRule.scope_type == "USER")
+            & (AuthorizationRule.user_id == bindparam("a_user_id"))
+            & _IN_RANGE,
+            (AuthorizationRule.scope_type == "COMPANY") & _IN_RANGE,
+        ),
+    )
+    .order_by(AuthorizationRule.priority, AuthorizationRule.id)
+)
 
 
 async def product_providers(session: AsyncSession, *, company_id: int) -> dict[str, list[int]]:
