@@ -11,9 +11,10 @@ import asyncio
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 import structlog
-from sqlalchemy import ColumnElement, or_, select, update
+from sqlalchemy import bindparam, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from finplat.db.dialect import for_update
@@ -119,29 +120,45 @@ def retry_delay(attempts: int) -> timedelta:
     return min(timedelta(seconds=2 ** min(attempts - 1, 12)), RETRY_CAP)
 
 
-def _unclaimed(now: datetime) -> ColumnElement[bool]:
-    return or_(SandboxCallback.locked_until.is_(None), SandboxCallback.locked_until <= now)
+def _claim_statement(*, of_company: bool) -> Any:
+    """Claim the due, unclaimed callbacks (of one company) for a lease, leaving those named
+    (`c_leave`) to the requests that will send them. Built once for each shape: every sandbox
+    request that moves money runs one."""
+    now = bindparam("c_now", type_=SandboxCallback.due_at.type)
+    due = (
+        select(SandboxCallback.id)
+        .where(
+            SandboxCallback.sent_at.is_(None),
+            SandboxCallback.due_at <= now,
+            or_(SandboxCallback.locked_until.is_(None), SandboxCallback.locked_until <= now),
+            SandboxCallback.event_id.not_in(bindparam("c_leave", expanding=True)),
+        )
+        .order_by(SandboxCallback.id)
+        .limit(BATCH)
+    )
+    if of_company:
+        due = due.where(SandboxCallback.company_id == bindparam("c_company_id"))
+    return (
+        update(SandboxCallback)
+        .where(SandboxCallback.id.in_(for_update(due, skip_locked=True).scalar_subquery()))
+        .values(lock_token=bindparam("c_token"), locked_until=bindparam("c_until"))
+        .returning(SandboxCallback)
+    )
+
+
+_CLAIM = {of_company: _claim_statement(of_company=of_company) for of_company in (False, True)}
+_NO_SYNC = {"synchronize_session": False}
 
 
 async def _claim(factory: async_sessionmaker[AsyncSession], claim: _Claim) -> list[SandboxCallback]:
     now = utcnow()
-    due = (
-        select(SandboxCallback.id)
-        .where(SandboxCallback.sent_at.is_(None), SandboxCallback.due_at <= now, _unclaimed(now))
-        .order_by(SandboxCallback.id)
-        .limit(BATCH)
-    )
+    params = {"c_now": now, "c_leave": list(claim.leave), "c_token": claim.token}
+    params["c_until"] = now + LEASE
     if claim.company_id is not None:
-        due = due.where(SandboxCallback.company_id == claim.company_id)
-    if claim.leave:
-        due = due.where(SandboxCallback.event_id.not_in(claim.leave))
+        params["c_company_id"] = claim.company_id
     async with unit_of_work(factory) as session:
         claimed = await session.execute(
-            update(SandboxCallback)
-            .where(SandboxCallback.id.in_(for_update(due, skip_locked=True).scalar_subquery()))
-            .values(lock_token=claim.token, locked_until=now + LEASE)
-            .returning(SandboxCallback),
-            execution_options={"synchronize_session": False},
+            _CLAIM[claim.company_id is not None], params, execution_options=_NO_SYNC
         )
         # In the order they were queued: a subject's callbacks apply in the order they happened.
         return sorted(claimed.scalars(), key=lambda callback: callback.id)
@@ -201,22 +218,41 @@ async def _deliver_batch(
                 type=callback.type,
                 error_type=type(exc).__name__,
             )
-            outcome = {"due_at": utcnow() + retry_delay(callback.attempts + 1)}
+            done, at = _RETRY, utcnow() + retry_delay(callback.attempts + 1)
         else:
-            outcome = {"sent_at": utcnow()}
+            done, at = _SENT, utcnow()
             sent.append(callback.event_id)
         async with unit_of_work(factory) as session:
             await session.execute(
-                update(SandboxCallback)
-                .where(SandboxCallback.id == callback.id, SandboxCallback.lock_token == claim.token)
-                .values(
-                    attempts=SandboxCallback.attempts + 1,
-                    lock_token=None,
-                    locked_until=None,
-                    **outcome,
-                )
+                done,
+                {"d_id": callback.id, "d_token": claim.token, "d_at": at},
+                execution_options=_NO_SYNC,
             )
     return len(due), sent
+
+
+def _release_statement(column: str) -> Any:
+    """A claimed callback's lease released, with `column` (when it was sent, or when it is due
+    again) set to `d_at`; only while the claim still holds it."""
+    return (
+        update(SandboxCallback)
+        .where(
+            SandboxCallback.id == bindparam("d_id"),
+            SandboxCallback.lock_token == bindparam("d_token"),
+        )
+        .values(
+            {
+                "attempts": SandboxCallback.attempts + 1,
+                "lock_token": None,
+                "locked_until": None,
+                column: bindparam("d_at", type_=SandboxCallback.due_at.type),
+            }
+        )
+    )
+
+
+_SENT = _release_statement("sent_at")
+_RETRY = _release_statement("due_at")
 
 
 async def run_forever(
