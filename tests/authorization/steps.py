@@ -19,3 +19,17 @@ async def create_rule(api: httpx.AsyncClient, **body: Any) -> dict[str, Any]:
     response = await api.post("/api/v2/authorization/rules", json=body)
     assert response.status_code == 200, response.text
     return dict(response.json())
+
+
+async def max_amount_rule(
+    api: httpx.AsyncClient, card: dict[str, Any], max_amount: float, **body: Any
+) -> dict[str, Any]:
+    """A CARD rule declining the card's purchases above `max_amount` USD."""
+    return await create_rule(
+        api,
+        ScopeType="CARD",
+        CardId=card["Id"],
+        RuleType="MAX_AMOUNT",
+        Configuration={"MaxAmount": max_amount, "Currency": "USD"},
+        **body,
+    )

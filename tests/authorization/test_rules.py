@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import httpx
 
-from tests.authorization.steps import bin_range_id, create_rule
+from tests.authorization.steps import bin_range_id, create_rule, max_amount_rule
 from tests.cards.transactions.steps import authorize, funded_card
 
 RULES = "/api/v2/authorization/rules"
@@ -134,13 +134,7 @@ async def test_a_country_allow_list_declines_other_countries(api: httpx.AsyncCli
 
 async def test_a_maximum_amount_declines_a_larger_purchase(api: httpx.AsyncClient) -> None:
     card = await funded_card(api)
-    await create_rule(
-        api,
-        ScopeType="CARD",
-        CardId=card["Id"],
-        RuleType="MAX_AMOUNT",
-        Configuration={"MaxAmount": 20, "Currency": "USD"},
-    )
+    await max_amount_rule(api, card, 20)
     assert (await authorize(api, card, 20))["Approved"] is True
     assert (await authorize(api, card, 20.01))["DeclineReason"] == "RULE_DECLINED"
 
@@ -175,26 +169,13 @@ async def test_a_weekly_velocity_amount_declines_beyond_it(api: httpx.AsyncClien
 async def test_a_rule_not_yet_in_effect_is_not_evaluated(api: httpx.AsyncClient) -> None:
     card = await funded_card(api)
     later = (datetime.now(UTC) + timedelta(days=1)).isoformat()
-    await create_rule(
-        api,
-        ScopeType="CARD",
-        CardId=card["Id"],
-        RuleType="MAX_AMOUNT",
-        Configuration={"MaxAmount": 1, "Currency": "USD"},
-        EffectiveFrom=later,
-    )
+    await max_amount_rule(api, card, 1, EffectiveFrom=later)
     assert (await authorize(api, card, 5))["Approved"] is True
 
 
 async def test_an_inactive_rule_is_not_evaluated(api: httpx.AsyncClient) -> None:
     card = await funded_card(api)
-    rule = await create_rule(
-        api,
-        ScopeType="CARD",
-        CardId=card["Id"],
-        RuleType="MAX_AMOUNT",
-        Configuration={"MaxAmount": 1, "Currency": "USD"},
-    )
+    rule = await max_amount_rule(api, card, 1)
     patched = await api.patch(f"{RULES}/{rule['RuleId']}", json={"Active": False})
     assert patched.status_code == 200, patched.text
     assert patched.json()["Active"] is False
@@ -212,13 +193,7 @@ async def test_rules_are_listed_in_priority_order(api: httpx.AsyncClient) -> Non
 
 async def test_a_deleted_rule_is_gone(api: httpx.AsyncClient) -> None:
     card = await funded_card(api)
-    rule = await create_rule(
-        api,
-        ScopeType="CARD",
-        CardId=card["Id"],
-        RuleType="MAX_AMOUNT",
-        Configuration={"MaxAmount": 1, "Currency": "USD"},
-    )
+    rule = await max_amount_rule(api, card, 1)
     assert (await api.delete(f"{RULES}/{rule['RuleId']}")).status_code == 204
     read = await api.get(f"{RULES}/{rule['RuleId']}")
     assert (read.status_code, read.json()["Code"]) == (404, "AUTHORIZATION_RULE_NOT_FOUND")
@@ -311,12 +286,10 @@ async def test_a_company_rule_of_another_bin_range_is_not_evaluated(
 async def test_a_rule_past_its_effective_end_is_not_evaluated(api: httpx.AsyncClient) -> None:
     card = await funded_card(api)
     now = datetime.now(UTC)
-    await create_rule(
+    await max_amount_rule(
         api,
-        ScopeType="CARD",
-        CardId=card["Id"],
-        RuleType="MAX_AMOUNT",
-        Configuration={"MaxAmount": 1, "Currency": "USD"},
+        card,
+        1,
         EffectiveFrom=(now - timedelta(days=2)).isoformat(),
         EffectiveTo=(now - timedelta(days=1)).isoformat(),
     )

@@ -38,9 +38,7 @@ async def test_lookup_by_primary_key_of_another_company_finds_nothing(
 ) -> None:
     a = await companies.create_company(session, name="A", sandbox=True)
     b = await companies.create_company(session, name="B", sandbox=True)
-    tier_of_b = (
-        await session.execute(select(Tier.id).where(Tier.company_id == b.company.id).limit(1))
-    ).scalar_one()
+    tier_of_b = await _a_tier_of(session, b.company.id)
     session.expunge_all()
     bind_company(session, a.company.id)
     assert (
@@ -71,12 +69,15 @@ async def test_an_update_of_many_rows_by_key_is_refused_while_a_company_is_bound
 ) -> None:
     a = await companies.create_company(session, name="A", sandbox=True)
     b = await companies.create_company(session, name="B", sandbox=True)
-    tier_of_b = (
-        await session.execute(select(Tier.id).where(Tier.company_id == b.company.id).limit(1))
-    ).scalar_one()
+    tier_of_b = await _a_tier_of(session, b.company.id)
     bind_company(session, a.company.id)
     with pytest.raises(UnscopedWrite):
         await session.execute(update(Tier), [{"id": tier_of_b, "description": "many"}])
     session.info.clear()
     changed = (await session.execute(select(Tier.id).where(Tier.description == "many"))).scalars()
     assert list(changed) == []
+
+
+async def _a_tier_of(session: AsyncSession, company_id: int) -> int:
+    found = await session.execute(select(Tier.id).where(Tier.company_id == company_id).limit(1))
+    return int(found.scalar_one())
