@@ -220,9 +220,12 @@ async def approve(
         except ProviderUnavailable:
             # The unload's outcome is unknown: the transfer stays PENDING (committed with the
             # reservation); its read and reconciliation resume the unload by its key.
-            log.warning("crypto_card_to_bank_unload_unknown", transfer_id=transfer.id)
+            # The id is read before the rollback, which expires the transfer: an async session
+            # cannot load an expired attribute.
+            transfer_id = transfer.id
+            log.warning("crypto_card_to_bank_unload_unknown", transfer_id=transfer_id)
             await session.rollback()
-            pending = await repository.find(transfer.id)
+            pending = await repository.find(transfer_id)
             assert pending is not None
             return pending
     else:
