@@ -6,10 +6,9 @@ from datetime import datetime
 from typing import Any, cast
 
 from sqlalchemy import Table, bindparam, delete, select, update
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from finplat.db.dialect import for_update
+from finplat.db.dialect import for_update, inserts_ignoring_conflicts
 from finplat.idempotency.models import IdempotencyKey
 
 
@@ -31,8 +30,7 @@ _KEYS = cast(Table, IdempotencyKey.__table__)
 # Every financial request with a key runs it first: built once per database, and run in Core
 # on the session's connection (the ORM insert built per call cost three times as much).
 _INSERT = {
-    "postgresql": postgresql.insert(_KEYS).on_conflict_do_nothing().returning(_KEYS.c.id),
-    "sqlite": sqlite.insert(_KEYS).on_conflict_do_nothing().returning(_KEYS.c.id),
+    name: insert.returning(_KEYS.c.id) for name, insert in inserts_ignoring_conflicts(_KEYS).items()
 }
 
 

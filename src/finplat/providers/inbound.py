@@ -26,15 +26,15 @@ import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 import structlog
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, ValidationError
-from sqlalchemy import update
+from sqlalchemy import Table, bindparam, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from finplat.companies import repository as companies
-from finplat.db.dialect import insert_ignoring_conflicts
+from finplat.db.dialect import inserts_ignoring_conflicts
 from finplat.db.tenancy import bind_company
 from finplat.db.unit_of_work import unit_of_work
 from finplat.errors import Unauthorized, ValidationFailed
@@ -198,20 +198,16 @@ async def receive(
     verify(secret, body, signature=signature, timestamp=timestamp, tolerance=tolerance)
     parsed = _parse(body)
     async with unit_of_work(factory) as session:
-        inserted = (
-            await session.execute(
-                insert_ignoring_conflicts(session, ProviderCallback)
-                .values(
-                    provider=provider.value,
-                    event_id=parsed.event_id,
-                    company_id=parsed.company_id,
-                    type=parsed.type,
-                    received_at=utcnow(),
-                    duplicates=0,
-                )
-                .returning(ProviderCallback.id)
-            )
-        ).scalar_one_or_none()
+        logged = {
+            "provider": provider.value,
+            "event_id": parsed.event_id,
+            "company_id": parsed.company_id,
+            "type": parsed.type,
+            "received_at": utcnow(),
+            "duplicates": 0,
+        }
+        dialect = session.get_bind().dialect.name
+        inserted = (await session.execute(_LOG[dialect], logged)).scalar_one_or_none()
         if inserted is None:
             await session.execute(
                 update(ProviderCallback)
@@ -224,12 +220,21 @@ async def receive(
             log.info("provider_callback_duplicate", provider=provider.value, type=parsed.type)
             return Receipt(parsed.event_id, duplicate=True)
         await _apply(session, provider, parsed)
-        await session.execute(
-            update(ProviderCallback)
-            .where(ProviderCallback.id == inserted)
-            .values(processed_at=utcnow())
-        )
+        await session.execute(_PROCESSED, {"p_id": inserted, "p_at": utcnow()})
     return Receipt(parsed.event_id, duplicate=False)
+
+
+# Every provider callback runs both: built once, their values bound at execution.
+_CALLBACKS = cast(Table, ProviderCallback.__table__)
+_LOG = {
+    name: insert.returning(_CALLBACKS.c.id)
+    for name, insert in inserts_ignoring_conflicts(_CALLBACKS).items()
+}
+_PROCESSED = (
+    update(_CALLBACKS)
+    .where(_CALLBACKS.c.id == bindparam("p_id"))
+    .values(processed_at=bindparam("p_at"))
+)
 
 
 async def _apply(session: AsyncSession, provider: ExternalProvider, parsed: _Parsed) -> None:

@@ -8,11 +8,11 @@ column's own name for its SET clause.
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import cast
 
 from sqlalchemy import Table, bindparam, update
-from sqlalchemy.dialects import postgresql, sqlite
 
+from finplat.db.dialect import inserts_ignoring_conflicts
 from finplat.providers.cards.port import ProviderCardStatus
 from finplat.providers.cards.sandbox.models import SandboxCardprovCard, SandboxCardprovMovement
 
@@ -21,10 +21,7 @@ _CARD = SandboxCardprovCard
 
 # The movement, keyed by the caller's idempotency key: no row when the key has moved money
 # already. The columns come from the execution's values.
-INSERT: dict[str, Any] = {
-    "postgresql": postgresql.insert(_MOVEMENTS).on_conflict_do_nothing(),
-    "sqlite": sqlite.insert(_MOVEMENTS).on_conflict_do_nothing(),
-}
+INSERT = inserts_ignoring_conflicts(_MOVEMENTS)
 
 # The card's balance moved by `m_amount` (signed) when the card can move money and keeps a
 # balance of at least zero; its row lock serialises movements on the card.
