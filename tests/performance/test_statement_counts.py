@@ -34,7 +34,8 @@ T = TypeVar("T")
 TOPUP_BUDGET = (31, 4)
 UNLOAD_BUDGET = (26, 4)
 # A sandbox authorization is two requests' work (issue 32). The real-time decision: the card read
-# with its lock, the partner configuration, the purchase recorded, the rules (their BIN range a
+# with its lock, the partner configuration, the purchase recorded (one insert: the unique key
+# finds an earlier ask), the rules (their BIN range a
 # subquery), the card's account and balance, the hold (on the accounts already read), the
 # purchase's one update. The provider's `card.transaction` callback through the inbound path,
 # which a real provider sends as a request of its own: its log row, the company (once: the event
@@ -44,7 +45,7 @@ UNLOAD_BUDGET = (26, 4)
 # answer: the purchase read afresh once (the auto top-up does not move it), the card's auto top-up
 # settings (the decision said whether the balance is a partner's, which has none), the card
 # refreshed.
-AUTHORIZATION_BUDGET = (34, 8)
+AUTHORIZATION_BUDGET = (33, 8)
 # A read: the key check, the user, the budget balances, the cards, and every one of their
 # ledger totals in one statement.
 BALANCE_BUDGET = (5, 1)

@@ -19,9 +19,10 @@ def insert_ignoring_conflicts(session: AsyncSession, table: Table | Any) -> Any:
     return _insert(session, table).on_conflict_do_nothing()
 
 
-def inserts_ignoring_conflicts(table: Table) -> dict[str, Any]:
-    """`INSERT ... ON CONFLICT DO NOTHING` into `table` for each database, by dialect name: for
-    a statement built once and run with its values bound (the columns are the values')."""
+def inserts_ignoring_conflicts(table: Table | Any) -> dict[str, Any]:
+    """`INSERT ... ON CONFLICT DO NOTHING` into `table` (or a mapped class, for ORM objects
+    returned) for each database, by dialect name: for a statement built once and run with its
+    values bound (the columns are the values')."""
     return {
         "postgresql": postgresql.insert(table).on_conflict_do_nothing(),
         "sqlite": sqlite.insert(table).on_conflict_do_nothing(),

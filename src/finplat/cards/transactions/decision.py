@@ -121,24 +121,25 @@ async def decide(
     )
     hosted = hosting is not None
     txns = CardTransactionRepository(session, company_id)
-    earlier = await txns.by_authorization(card.provider, request.authorization_id)
-    if earlier is not None:
-        return _answer(earlier, partner_hosted=hosted)
-    txn = await txns.add(
-        CardTransaction(
-            card_id=card.id,
-            user_id=card.user_id,
-            provider=card.provider,
-            authorization_id=request.authorization_id,
-            currency=card.currency,
-            merchant=request.merchant,
-            mcc=request.mcc,
-            country=request.country,
-            mid=request.mid,
-            status=PurchaseStatus.PENDING.value,
-            requested_minor=request.amount_minor,
-        )
+    txn = await txns.add_new(
+        {
+            "card_id": card.id,
+            "user_id": card.user_id,
+            "provider": card.provider,
+            "authorization_id": request.authorization_id,
+            "currency": card.currency,
+            "merchant": request.merchant,
+            "mcc": request.mcc,
+            "country": request.country,
+            "mid": request.mid,
+            "status": PurchaseStatus.PENDING.value,
+            "requested_minor": request.amount_minor,
+        }
     )
+    if txn is None:  # the provider asked again: the card's lock orders the two asks
+        earlier = await txns.by_authorization(card.provider, request.authorization_id)
+        assert earlier is not None
+        return _answer(earlier, partner_hosted=hosted)
     judged = await _judge(session, card, request, balance_here=not hosted)
     reason, approved_minor, rules = judged.reason, judged.approved_minor, judged.rules
     if hosting is not None and reason is None:

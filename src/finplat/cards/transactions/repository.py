@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import ColumnElement, exists, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.cards.transactions.models import CardTransaction, CardTransactionEvent
+from finplat.db.dialect import inserts_ignoring_conflicts
 from finplat.db.repository import CompanyRepository
 
 
@@ -22,6 +24,15 @@ class CardTransactionRepository(CompanyRepository[CardTransaction]):
             CardTransaction.authorization_id == authorization_id,
         )
         return (await self.session.execute(stmt)).scalar_one_or_none()
+
+    async def add_new(self, values: dict[str, Any]) -> CardTransaction | None:
+        """The purchase inserted, or None when its provider's authorization id has one already:
+        one statement, the unique key deciding (a read first cost a second)."""
+        found = await self.session.scalars(
+            _INSERT_NEW[self.session.get_bind().dialect.name],
+            [{**values, "company_id": self.company_id}],
+        )
+        return found.one_or_none()
 
     async def for_event(
         self, provider: str, authorization_id: str, provider_event_id: str
@@ -100,3 +111,9 @@ async def holds_authorized_before(
         .limit(limit)
     )
     return [(company_id, txn_id) for company_id, txn_id in await session.execute(stmt)]
+
+
+_INSERT_NEW = {
+    name: insert.returning(CardTransaction)
+    for name, insert in inserts_ignoring_conflicts(CardTransaction).items()
+}
