@@ -152,8 +152,12 @@ _NO_SYNC = {"synchronize_session": False}
 
 async def _claim(factory: async_sessionmaker[AsyncSession], claim: _Claim) -> list[SandboxCallback]:
     now = utcnow()
-    params = {"c_now": now, "c_leave": list(claim.leave), "c_token": claim.token}
-    params["c_until"] = now + LEASE
+    params = {
+        "c_now": now,
+        "c_leave": list(claim.leave),
+        "c_token": claim.token,
+        "c_until": now + LEASE,
+    }
     if claim.company_id is not None:
         params["c_company_id"] = claim.company_id
     async with unit_of_work(factory) as session:
@@ -245,7 +249,7 @@ def _release_statement(column: str) -> Any:
                 "attempts": SandboxCallback.attempts + 1,
                 "lock_token": None,
                 "locked_until": None,
-                column: bindparam("d_at", type_=SandboxCallback.due_at.type),
+                column: bindparam("d_at", type_=SandboxCallback.__table__.c[column].type),
             }
         )
     )
