@@ -11,9 +11,9 @@ any query runs; and the transaction commits before the response is sent.
 from __future__ import annotations
 
 from collections.abc import Callable, Coroutine, Sequence
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Depends, Request, Response, Security
+from fastapi import APIRouter, Request, Response, Security
 from fastapi.routing import APIRoute
 from fastapi.security import APIKeyHeader
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -29,10 +29,13 @@ from finplat.http import json_body
 from finplat.http.indexed_router import IndexedRouter
 from finplat.http.integer_parameters import integer_parameters, refuse_what_is_not_digits
 from finplat.http.rate_limit import RATE_COUNTED, CountedRequest
+from finplat.http.request_state import CurrentPrincipal as CurrentPrincipal
+from finplat.http.request_state import CurrentProviders as CurrentProviders
+from finplat.http.request_state import DbSession as DbSession
+from finplat.http.request_state import handed_over
 from finplat.idempotency import service as idempotency
 from finplat.idempotency.http import RequestClaim
 from finplat.kit.money import exact_json_numbers
-from finplat.providers.registry import Providers
 
 API_KEY_HEADER = "x-api-key"
 
@@ -61,6 +64,9 @@ class ExactJsonRequest(Request):
 
 
 class AuthenticatedRoute(APIRoute):
+    def __init__(self, path: str, endpoint: Callable[..., Any], **kwargs: Any) -> None:
+        super().__init__(path, handed_over(endpoint), **kwargs)
+
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handler = super().get_route_handler()
         integers = integer_parameters(self.dependant)
@@ -235,29 +241,6 @@ def api_router(*, dependencies: Sequence[Any] = (), **kwargs: Any) -> APIRouter:
         dependencies=[Security(api_key_scheme), *dependencies],
         **kwargs,
     )
-
-
-# The dependencies are `async def` though they await nothing: FastAPI runs a plain `def`
-# dependency in a worker thread, a thread hop per dependency on every request.
-async def _session(request: Request) -> AsyncSession:
-    session: AsyncSession = request.state.session
-    return session
-
-
-async def _principal(request: Request) -> Principal:
-    principal: Principal = request.state.principal
-    return principal
-
-
-async def _providers(request: Request) -> Providers:
-    providers: Providers = request.app.state.providers
-    return providers
-
-
-DbSession = Annotated[AsyncSession, Depends(_session)]
-CurrentPrincipal = Annotated[Principal, Depends(_principal)]
-# The provider registry built at startup (tests swap in their own on `app.state`).
-CurrentProviders = Annotated[Providers, Depends(_providers)]
 
 
 def served_routes(routes: Sequence[BaseRoute]) -> list[BaseRoute]:
