@@ -1,11 +1,15 @@
-"""A company repository's read by id: the session's copy, or the database's row when asked."""
+"""A company repository's reads: by id, the session's copy or the database's row when asked;
+built once, the company the repository binds."""
 
 from __future__ import annotations
 
-from sqlalchemy import update
+from sqlalchemy import bindparam, update
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from finplat.db.repository import of_company
 from finplat.users.models import User
 from finplat.users.repository import UserRepository
+from tests.conftest import TenantFactory
 from tests.factories import user_payload
 from tests.isolated import isolated
 
@@ -31,3 +35,21 @@ async def test_a_fresh_read_by_id_sees_what_another_transaction_committed() -> N
             assert held.first_name == "Ada"
             assert (await users.get(user_id, fresh=True)) is held
             assert held.first_name == "Grace"
+
+
+async def test_a_statement_built_once_reads_the_company_its_repository_binds(
+    make_tenant: TenantFactory, session_factory: async_sessionmaker[AsyncSession]
+) -> None:
+    # No company is bound to the session: the statement's own criterion does the scoping.
+    first, second = await make_tenant("First Ltd"), await make_tenant("Second Ltd")
+    for tenant in (first, second):
+        created = await tenant.client.post(
+            "/api/v2/users", json=user_payload(Email="same@example.com")
+        )
+        assert created.status_code == 201, created.text
+    by_email = of_company(User, User.email == bindparam("email"))
+    async with session_factory() as session:
+        for tenant in (first, second):
+            users = UserRepository(session, tenant.company_id)
+            found = (await session.execute(by_email, users.bound(email="same@example.com"))).all()
+            assert [row[0].company_id for row in found] == [tenant.company_id]

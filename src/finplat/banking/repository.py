@@ -2,11 +2,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from sqlalchemy import bindparam
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.banking.models import BankingBalance, BankingBudget
 from finplat.db.dialect import insert_ignoring_conflicts
-from finplat.db.repository import CompanyRepository
+from finplat.db.repository import CompanyRepository, of_company
 from finplat.kit.clock import utcnow
 
 
@@ -84,12 +85,8 @@ class BalanceRepository(CompanyRepository[BankingBalance]):
         return (await self.session.execute(stmt)).scalars().all()
 
     async def of_user(self, user_id: int) -> Sequence[BankingBalance]:
-        stmt = (
-            self.scoped()
-            .where(BankingBalance.user_id == user_id)
-            .order_by(BankingBalance.budget_id, BankingBalance.currency)
-        )
-        return (await self.session.execute(stmt)).scalars().all()
+        found = await self.session.execute(_OF_USER, self.bound(user_id=user_id))
+        return found.scalars().all()
 
     async def every(self) -> Sequence[BankingBalance]:
         stmt = self.scoped().order_by(BankingBalance.budget_id, BankingBalance.currency)
@@ -117,6 +114,12 @@ class BalanceRepository(CompanyRepository[BankingBalance]):
                 updated_at=now,
             )
         )
+
+
+# A user's balances are read by every balance listing and total: built once.
+_OF_USER = of_company(BankingBalance, BankingBalance.user_id == bindparam("user_id")).order_by(
+    BankingBalance.budget_id, BankingBalance.currency
+)
 
 
 async def budgets_of_company(session: AsyncSession, company_id: int) -> Sequence[BankingBudget]:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from sqlalchemy import exists, select
+from sqlalchemy import bindparam, exists, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.cards.models import Card
-from finplat.db.repository import CompanyRepository
+from finplat.db.repository import CompanyRepository, lock_variants, of_company
 from finplat.users.models import User
 
 
@@ -21,12 +21,9 @@ class CardRepository(CompanyRepository[Card]):
         self, provider: str, provider_card_id: str, *, lock: bool = False
     ) -> Card | None:
         """The card the provider knows as `provider_card_id`; `lock` as in `find`."""
-        stmt = self.scoped().where(
-            Card.provider == provider, Card.provider_card_id == provider_card_id
-        )
-        if lock:
-            stmt = stmt.with_for_update().execution_options(populate_existing=True)
-        return (await self.session.execute(stmt)).scalar_one_or_none()
+        params = self.bound(provider=provider, provider_card_id=provider_card_id)
+        found = await self.session.execute(_BY_PROVIDER_CARD[lock], params)
+        return found.scalar_one_or_none()
 
     async def find(
         self, card_id: int, *, user_id: int | None = None, lock: bool = False
@@ -36,16 +33,31 @@ class CardRepository(CompanyRepository[Card]):
         With `lock` the row is locked and re-read: a card already in the session may be stale,
         and a locked decision must see what the lock protects.
         """
-        stmt = self.scoped().where(Card.id == card_id)
-        if user_id is not None:
-            stmt = stmt.where(Card.user_id == user_id)
-        if lock:
-            stmt = stmt.with_for_update().execution_options(populate_existing=True)
-        return (await self.session.execute(stmt)).scalar_one_or_none()
+        if user_id is None:
+            found = await self.session.execute(_FIND[lock], self.bound(card_id=card_id))
+        else:
+            params = self.bound(card_id=card_id, user_id=user_id)
+            found = await self.session.execute(_FIND_OF_USER[lock], params)
+        return found.scalar_one_or_none()
 
     async def list_of_user(self, user_id: int) -> list[Card]:
-        stmt = self.scoped().where(Card.user_id == user_id).order_by(Card.id)
-        return list((await self.session.execute(stmt)).scalars())
+        found = await self.session.execute(_OF_USER, self.bound(user_id=user_id))
+        return list(found.scalars())
+
+
+# Every card operation reads its card: built once, keyed by whether the read locks the row.
+_BY_PROVIDER_CARD = lock_variants(
+    of_company(
+        Card,
+        Card.provider == bindparam("provider"),
+        Card.provider_card_id == bindparam("provider_card_id"),
+    )
+)
+_FIND = lock_variants(of_company(Card, Card.id == bindparam("card_id")))
+_FIND_OF_USER = lock_variants(
+    of_company(Card, Card.id == bindparam("card_id"), Card.user_id == bindparam("user_id"))
+)
+_OF_USER = of_company(Card, Card.user_id == bindparam("user_id")).order_by(Card.id)
 
 
 async def awaiting_provider_block(session: AsyncSession, *, limit: int) -> list[tuple[int, int]]:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Generic, TypeVar, cast
 
-from sqlalchemy import Select, bindparam, select
+from sqlalchemy import ColumnElement, Select, bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.db.base import CompanyOwned
 
 ModelT = TypeVar("ModelT", bound=CompanyOwned)
+RowT = TypeVar("RowT")
 
 
 class CompanyRepository(Generic[ModelT]):
@@ -28,10 +29,14 @@ class CompanyRepository(Generic[ModelT]):
     def scoped(self) -> Select[ModelT]:
         return select(self.model).where(self.model.company_id == self.company_id)
 
+    def bound(self, **values: Any) -> dict[str, Any]:
+        """The parameters of a statement built with `of_company`: this company's, and `values`."""
+        return {_COMPANY_PARAM: self.company_id, **values}
+
     async def get(self, object_id: int, *, fresh: bool = False) -> ModelT | None:
         """The row by id; `fresh` overwrites a copy the session already holds with the
         database's (what `refresh` does, without a second read)."""
-        params = {"r_company_id": self.company_id, "r_object_id": object_id}
+        params = self.bound(r_object_id=object_id)
         options = _FRESH if fresh else _AS_LOADED
         found = await self.session.execute(_by_id(self.model), params, execution_options=options)
         return cast("ModelT | None", found.scalar_one_or_none())
@@ -41,6 +46,27 @@ class CompanyRepository(Generic[ModelT]):
         self.session.add(obj)
         await self.session.flush()
         return obj
+
+
+_COMPANY_PARAM = "r_company_id"
+
+
+def of_company(model: type[ModelT], *criteria: ColumnElement[bool]) -> Select[ModelT]:
+    """`select(model)` of the company a repository binds at execution (`bound`), for a
+    statement built once: on a hot path, building and keying a statement on every call cost
+    a quarter to a half of the ORM's execution of one already built."""
+    return select(model).where(model.company_id == bindparam(_COMPANY_PARAM), *criteria)
+
+
+def locked(stmt: Select[RowT]) -> Select[RowT]:
+    """The rows locked (on PostgreSQL; see `db.dialect.for_update`) and re-read: a row the
+    session already holds may be stale, and a decision under a lock must see what it protects."""
+    return stmt.with_for_update().execution_options(populate_existing=True)
+
+
+def lock_variants(stmt: Select[RowT]) -> dict[bool, Select[RowT]]:
+    """The statement as it is (False) and `locked` (True), for a read that may lock."""
+    return {False: stmt, True: locked(stmt)}
 
 
 _BY_ID: dict[type[Any], Select[Any]] = {}
@@ -54,6 +80,6 @@ def _by_id(model: type[Any]) -> Select[Any]:
     stmt = _BY_ID.get(model)
     if stmt is None:
         stmt = _BY_ID[model] = select(model).where(
-            model.company_id == bindparam("r_company_id"), model.id == bindparam("r_object_id")
+            model.company_id == bindparam(_COMPANY_PARAM), model.id == bindparam("r_object_id")
         )
     return stmt

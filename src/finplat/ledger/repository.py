@@ -402,20 +402,25 @@ async def balance_totals(session: AsyncSession, *, account_id: int) -> tuple[int
     return int(posted), int(pending_debits), int(pending_credits)
 
 
+_BALANCE_TOTALS_MANY = (
+    select(
+        LedgerBalance.account_id,
+        func.sum(LedgerBalance.posted),
+        func.sum(LedgerBalance.pending_debits),
+        func.sum(LedgerBalance.pending_credits),
+    )
+    .where(LedgerBalance.account_id.in_(bindparam("account_ids", expanding=True)))
+    .group_by(LedgerBalance.account_id)
+)
+
+
 async def balance_totals_many(
     session: AsyncSession, *, account_ids: Sequence[int]
 ) -> dict[int, tuple[int, int, int]]:
-    stmt = (
-        select(
-            LedgerBalance.account_id,
-            func.sum(LedgerBalance.posted),
-            func.sum(LedgerBalance.pending_debits),
-            func.sum(LedgerBalance.pending_credits),
-        )
-        .where(LedgerBalance.account_id.in_(list(account_ids)))
-        .group_by(LedgerBalance.account_id)
-    )
-    return {int(a): (int(p), int(d), int(c)) for a, p, d, c in (await session.execute(stmt)).all()}
+    """Per account of `account_ids` that has balance rows, (posted, pending_debits,
+    pending_credits) summed over its shards, in one statement."""
+    found = await session.execute(_BALANCE_TOTALS_MANY, {"account_ids": list(account_ids)})
+    return {int(a): (int(p), int(d), int(c)) for a, p, d, c in found.all()}
 
 
 async def totals_by_currency(

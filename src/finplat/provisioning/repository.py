@@ -2,11 +2,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from finplat.db.dialect import for_update
-from finplat.db.repository import CompanyRepository
+from finplat.db.repository import CompanyRepository, lock_variants, of_company
 from finplat.provisioning.models import ProviderAccount
 
 
@@ -16,12 +15,8 @@ class ProviderAccountRepository(CompanyRepository[ProviderAccount]):
     async def find(
         self, user_id: int, provider: str, *, lock: bool = False
     ) -> ProviderAccount | None:
-        stmt = self.scoped().where(
-            ProviderAccount.user_id == user_id, ProviderAccount.provider == provider
-        )
-        if lock:
-            stmt = for_update(stmt).execution_options(populate_existing=True)
-        return (await self.session.execute(stmt)).scalar_one_or_none()
+        params = self.bound(user_id=user_id, provider=provider)
+        return (await self.session.execute(_FIND[lock], params)).scalar_one_or_none()
 
     async def for_user(self, user_id: int) -> Sequence[ProviderAccount]:
         stmt = self.scoped().where(ProviderAccount.user_id == user_id).order_by(ProviderAccount.id)
@@ -33,6 +28,16 @@ class ProviderAccountRepository(CompanyRepository[ProviderAccount]):
             ProviderAccount.provider_account_id == account_id,
         )
         return (await self.session.execute(stmt)).scalar_one_or_none()
+
+
+# Every card and banking operation of a user reads its provider account: built once.
+_FIND = lock_variants(
+    of_company(
+        ProviderAccount,
+        ProviderAccount.user_id == bindparam("user_id"),
+        ProviderAccount.provider == bindparam("provider"),
+    )
+)
 
 
 async def awaiting_account(

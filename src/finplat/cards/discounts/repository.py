@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sqlalchemy import delete, select
+from sqlalchemy import bindparam, delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.cards.discounts.models import CardDiscount, CardDiscountCode
@@ -33,12 +33,8 @@ class DiscountRepository:
         return row
 
     async def code_of_card(self, card_id: int) -> CardDiscountCode | None:
-        stmt = (
-            select(CardDiscountCode)
-            .join(CardDiscount, CardDiscount.discount_code_id == CardDiscountCode.id)
-            .where(CardDiscount.company_id == self.company_id, CardDiscount.card_id == card_id)
-        )
-        return (await self.session.execute(stmt)).scalar_one_or_none()
+        params = {"company_id": self.company_id, "card_id": card_id}
+        return (await self.session.execute(_CODE_OF_CARD, params)).scalar_one_or_none()
 
     async def set_card_code(self, card_id: int, code_id: int | None) -> None:
         await self.session.execute(
@@ -51,3 +47,14 @@ class DiscountRepository:
                 CardDiscount(company_id=self.company_id, card_id=card_id, discount_code_id=code_id)
             )
         await self.session.flush()
+
+
+# Every top-up asks for its card's discount: built once.
+_CODE_OF_CARD = (
+    select(CardDiscountCode)
+    .join(CardDiscount, CardDiscount.discount_code_id == CardDiscountCode.id)
+    .where(
+        CardDiscount.company_id == bindparam("company_id"),
+        CardDiscount.card_id == bindparam("card_id"),
+    )
+)

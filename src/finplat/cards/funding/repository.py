@@ -11,7 +11,7 @@ from sqlalchemy import String, Table, bindparam, func, or_, select, update
 
 from finplat.cards.funding.models import CardAutoTopup, CardFeeSchedule, CardFunding
 from finplat.db.dialect import insert_ignoring_conflicts
-from finplat.db.repository import CompanyRepository
+from finplat.db.repository import CompanyRepository, lock_variants, of_company
 
 _FUNDINGS = cast(Table, CardFunding.__table__)
 # Every top-up and unload completes its funding: a Core statement built once, with the
@@ -163,10 +163,8 @@ class FeeScheduleRepository(CompanyRepository[CardFeeSchedule]):
     model = CardFeeSchedule
 
     async def of_tier(self, tier_id: int, *, lock: bool = False) -> CardFeeSchedule | None:
-        stmt = self.scoped().where(CardFeeSchedule.tier_id == tier_id)
-        if lock:
-            stmt = stmt.with_for_update()
-        return (await self.session.execute(stmt)).scalar_one_or_none()
+        params = self.bound(tier_id=tier_id)
+        return (await self.session.execute(_SCHEDULE_OF_TIER[lock], params)).scalar_one_or_none()
 
     async def insert_if_missing(
         self, tier_id: int, *, now: datetime, values: Mapping[str, Any]
@@ -187,5 +185,12 @@ class AutoTopupRepository(CompanyRepository[CardAutoTopup]):
     model = CardAutoTopup
 
     async def of_card(self, card_id: int) -> list[CardAutoTopup]:
-        stmt = self.scoped().where(CardAutoTopup.card_id == card_id)
-        return list((await self.session.execute(stmt)).scalars())
+        found = await self.session.execute(_AUTO_TOPUPS_OF_CARD, self.bound(card_id=card_id))
+        return list(found.scalars())
+
+
+# Every top-up and unload reads its tier's fees; every purchase its card's auto top-ups.
+_SCHEDULE_OF_TIER = lock_variants(
+    of_company(CardFeeSchedule, CardFeeSchedule.tier_id == bindparam("tier_id"))
+)
+_AUTO_TOPUPS_OF_CARD = of_company(CardAutoTopup, CardAutoTopup.card_id == bindparam("card_id"))

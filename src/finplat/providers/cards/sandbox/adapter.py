@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from datetime import timedelta
 
-from sqlalchemy import select, update
+from sqlalchemy import bindparam, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from finplat.db import prepared
@@ -123,6 +123,26 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+# The simulator's reads of a card (each card operation) and of a holder's cards (each card
+# listing), built once: a simulator should cost a fraction of the request it serves.
+_CARD = select(SandboxCardprovCard).where(
+    SandboxCardprovCard.card_id == bindparam("card_id"),
+    SandboxCardprovCard.company_id == bindparam("company_id"),
+    SandboxCardprovCard.provider == bindparam("provider"),
+)
+_CARD_ROW = {False: _CARD, True: _CARD.with_for_update()}
+_HOLDERS_CARDS = (
+    select(SandboxCardprovCard)
+    .where(
+        SandboxCardprovCard.company_id == bindparam("company_id"),
+        SandboxCardprovCard.provider == bindparam("provider"),
+        SandboxCardprovCard.holder_account_id == bindparam("holder_account_id"),
+        SandboxCardprovCard.hidden.is_(False),
+    )
+    .order_by(SandboxCardprovCard.id)
+)
+
+
 class SandboxCardProgram:
     def __init__(
         self,
@@ -184,14 +204,8 @@ class SandboxCardProgram:
         """The card's row; `lock` for a change decided on what the row holds, so that changes
         racing on one card apply one after the other, as at a real provider (a freeze that
         read ACTIVE must not land on the card a cancellation closed meanwhile)."""
-        stmt = select(SandboxCardprovCard).where(
-            SandboxCardprovCard.card_id == card_id,
-            SandboxCardprovCard.company_id == company_id,
-            SandboxCardprovCard.provider == self.name,
-        )
-        if lock:
-            stmt = stmt.with_for_update()
-        row = (await session.execute(stmt)).scalar_one_or_none()
+        params = {"card_id": card_id, "company_id": company_id, "provider": self.name}
+        row = (await session.execute(_CARD_ROW[lock], params)).scalar_one_or_none()
         if row is None or (exposed and row.hidden):
             raise CardUnknownAtProvider()
         return row
@@ -310,17 +324,13 @@ class SandboxCardProgram:
     async def list_cards(self, *, company_id: int, holder_account_id: str) -> list[ProviderCard]:
         await self.sim.enter(company_id, "list_cards")
         async with unit_of_work(self.factory) as session:
-            stmt = (
-                select(SandboxCardprovCard)
-                .where(
-                    SandboxCardprovCard.company_id == company_id,
-                    SandboxCardprovCard.provider == self.name,
-                    SandboxCardprovCard.holder_account_id == holder_account_id,
-                    SandboxCardprovCard.hidden.is_(False),
-                )
-                .order_by(SandboxCardprovCard.id)
-            )
-            return [self._view(r) for r in (await session.execute(stmt)).scalars()]
+            params = {
+                "company_id": company_id,
+                "provider": self.name,
+                "holder_account_id": holder_account_id,
+            }
+            found = await session.execute(_HOLDERS_CARDS, params)
+            return [self._view(r) for r in found.scalars()]
 
     async def change_status(
         self, *, company_id: int, card_id: str, action: CardAction
