@@ -10,7 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.companies.models import Company
 from finplat.db.dialect import for_update, is_postgresql
-from finplat.db.repository import CompanyRepository
+from finplat.db.repository import CompanyRepository, of_company
 from finplat.partner_hosted.models import PartnerDelivery, PartnerHostedConfig
 from finplat.users.models import User
 
@@ -25,7 +25,11 @@ class PartnerHostedConfigRepository(CompanyRepository[PartnerHostedConfig]):
     model = PartnerHostedConfig
 
     async def current(self) -> PartnerHostedConfig | None:
-        return (await self.session.execute(self.scoped())).scalar_one_or_none()
+        # Every card decision asks: built once.
+        return (await self.session.execute(_CURRENT, self.bound())).scalar_one_or_none()
+
+
+_CURRENT = of_company(PartnerHostedConfig)
 
 
 class PartnerDeliveryRepository(CompanyRepository[PartnerDelivery]):

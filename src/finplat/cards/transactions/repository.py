@@ -5,12 +5,12 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, exists, select
+from sqlalchemy import bindparam, exists, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.cards.transactions.models import CardTransaction, CardTransactionEvent
 from finplat.db.dialect import inserts_ignoring_conflicts
-from finplat.db.repository import CompanyRepository
+from finplat.db.repository import COMPANY_PARAM, CompanyRepository, of_company
 
 
 class CardTransactionRepository(CompanyRepository[CardTransaction]):
@@ -39,16 +39,10 @@ class CardTransactionRepository(CompanyRepository[CardTransaction]):
     ) -> tuple[CardTransaction | None, bool]:
         """The purchase a provider event names, and whether that event is already recorded:
         one read when the purchase exists (every event but a purchase's first)."""
-        seen = exists().where(*self._event_named(provider, provider_event_id))
-        stmt = (
-            self.scoped()
-            .add_columns(seen)
-            .where(
-                CardTransaction.provider == provider,
-                CardTransaction.authorization_id == authorization_id,
-            )
+        params = self.bound(
+            provider=provider, authorization_id=authorization_id, event_id=provider_event_id
         )
-        row = (await self.session.execute(stmt)).one_or_none()
+        row = (await self.session.execute(_FOR_EVENT, params)).one_or_none()
         if row is None:
             return None, await self.has_event(provider, provider_event_id)
         return row[0], bool(row[1])
@@ -86,17 +80,8 @@ class CardTransactionRepository(CompanyRepository[CardTransaction]):
         return list((await self.session.execute(stmt)).scalars())
 
     async def has_event(self, provider: str, provider_event_id: str) -> bool:
-        stmt = select(CardTransactionEvent.id).where(
-            *self._event_named(provider, provider_event_id)
-        )
-        return (await self.session.execute(stmt)).first() is not None
-
-    def _event_named(self, provider: str, provider_event_id: str) -> list[ColumnElement[bool]]:
-        return [
-            CardTransactionEvent.company_id == self.company_id,
-            CardTransactionEvent.provider == provider,
-            CardTransactionEvent.provider_event_id == provider_event_id,
-        ]
+        params = self.bound(provider=provider, event_id=provider_event_id)
+        return (await self.session.execute(_HAS_EVENT, params)).first() is not None
 
 
 async def holds_authorized_before(
@@ -112,6 +97,19 @@ async def holds_authorized_before(
     )
     return [(company_id, txn_id) for company_id, txn_id in await session.execute(stmt)]
 
+
+# Every provider event of a purchase runs them: built once, values bound at execution.
+_EVENT_NAMED = (
+    CardTransactionEvent.company_id == bindparam(COMPANY_PARAM),
+    CardTransactionEvent.provider == bindparam("provider"),
+    CardTransactionEvent.provider_event_id == bindparam("event_id"),
+)
+_FOR_EVENT = of_company(
+    CardTransaction,
+    CardTransaction.provider == bindparam("provider"),
+    CardTransaction.authorization_id == bindparam("authorization_id"),
+).add_columns(exists().where(*_EVENT_NAMED))
+_HAS_EVENT = select(CardTransactionEvent.id).where(*_EVENT_NAMED)
 
 _INSERT_NEW = {
     name: insert.returning(CardTransaction)

@@ -29,8 +29,9 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from datetime import timedelta
+from typing import cast
 
-from sqlalchemy import bindparam, select, update
+from sqlalchemy import Table, bindparam, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from finplat.db import prepared
@@ -131,6 +132,16 @@ _CARD = select(SandboxCardprovCard).where(
     SandboxCardprovCard.provider == bindparam("provider"),
 )
 _CARD_ROW = {False: _CARD, True: _CARD.with_for_update()}
+# A purchase the card's balance covers, taken from it (`row` in the session is not brought up
+# to date: nothing reads it afterwards). Auto-lock: an approved purchase locks the card.
+_CARD_TABLE = cast(Table, SandboxCardprovCard.__table__)
+_CARDS = _CARD_TABLE.c
+_SPEND = (
+    update(_CARD_TABLE)
+    .where(_CARDS.id == bindparam("a_row_id"), _CARDS.balance_minor >= bindparam("a_amount"))
+    .values(balance_minor=_CARDS.balance_minor - bindparam("a_amount"), locked=_CARDS.auto_lock)
+    .returning(_CARDS.balance_minor)
+)
 _HOLDERS_CARDS = (
     select(SandboxCardprovCard)
     .where(
@@ -621,17 +632,7 @@ class SandboxCardProgram:
                 row.locked = row.auto_lock
             elif reason is None:
                 moved = await session.execute(
-                    update(SandboxCardprovCard)
-                    .where(
-                        SandboxCardprovCard.id == row.id,
-                        SandboxCardprovCard.balance_minor >= amount_minor,
-                    )
-                    .values(
-                        balance_minor=SandboxCardprovCard.balance_minor - amount_minor,
-                        # Auto-lock: an approved purchase locks the card.
-                        locked=SandboxCardprovCard.auto_lock,
-                    )
-                    .returning(SandboxCardprovCard.balance_minor)
+                    _SPEND, {"a_row_id": row.id, "a_amount": amount_minor}
                 )
                 if moved.scalar_one_or_none() is None:
                     reason = "INSUFFICIENT_FUNDS"
