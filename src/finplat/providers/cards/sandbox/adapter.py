@@ -29,9 +29,8 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from datetime import timedelta
-from typing import cast
 
-from sqlalchemy import Table, bindparam, select, update
+from sqlalchemy import bindparam, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from finplat.db import prepared
@@ -132,16 +131,6 @@ _CARD = select(SandboxCardprovCard).where(
     SandboxCardprovCard.provider == bindparam("provider"),
 )
 _CARD_ROW = {False: _CARD, True: _CARD.with_for_update()}
-# A purchase the card's balance covers, taken from it (`row` in the session is not brought up
-# to date: nothing reads it afterwards). Auto-lock: an approved purchase locks the card.
-_CARD_TABLE = cast(Table, SandboxCardprovCard.__table__)
-_CARDS = _CARD_TABLE.c
-_SPEND = (
-    update(_CARD_TABLE)
-    .where(_CARDS.id == bindparam("a_row_id"), _CARDS.balance_minor >= bindparam("a_amount"))
-    .values(balance_minor=_CARDS.balance_minor - bindparam("a_amount"), locked=_CARDS.auto_lock)
-    .returning(_CARDS.balance_minor)
-)
 _HOLDERS_CARDS = (
     select(SandboxCardprovCard)
     .where(
@@ -632,7 +621,7 @@ class SandboxCardProgram:
                 row.locked = row.auto_lock
             elif reason is None:
                 moved = await session.execute(
-                    _SPEND, {"a_row_id": row.id, "a_amount": amount_minor}
+                    movements.SPEND, {"a_row_id": row.id, "a_amount": amount_minor}
                 )
                 if moved.scalar_one_or_none() is None:
                     reason = "INSUFFICIENT_FUNDS"

@@ -1,9 +1,10 @@
-"""The sandbox card provider's statements of a load or an unload, built once.
+"""The sandbox card provider's statements of a load, an unload or a purchase, built once.
 
-Every top-up and unload runs them. Built per call, their comparisons and SET clauses cost the
-server more than running them (docs/performance-log.md, 2026-11-27 night); built once, each
-execution only binds its values. Parameter names carry an `m_` prefix: SQLAlchemy keeps a
-column's own name for its SET clause.
+Every top-up and unload runs the first ones, every sandbox purchase `SPEND`. Built per call,
+their comparisons and SET clauses cost the server more than running them
+(docs/performance-log.md, 2026-11-27 night); built once, each execution only binds its values.
+Parameter names carry a prefix (`m_`, `a_`): SQLAlchemy keeps a column's own name for its SET
+clause.
 """
 
 from __future__ import annotations
@@ -47,4 +48,16 @@ SET_BALANCE = (
     update(_MOVEMENTS)
     .where(_MOVEMENTS.c.movement_id == bindparam("m_movement_id"))
     .values(balance_minor=bindparam("m_balance"))
+)
+
+# A purchase the card's balance covers, taken from it. The caller's copy of the row is not
+# brought up to date (nothing reads it afterwards). Auto-lock: an approved purchase locks the
+# card.
+_CARD_TABLE = cast(Table, _CARD.__table__)
+_CARDS = _CARD_TABLE.c
+SPEND = (
+    update(_CARD_TABLE)
+    .where(_CARDS.id == bindparam("a_row_id"), _CARDS.balance_minor >= bindparam("a_amount"))
+    .values(balance_minor=_CARDS.balance_minor - bindparam("a_amount"), locked=_CARDS.auto_lock)
+    .returning(_CARDS.balance_minor)
 )
