@@ -249,6 +249,26 @@ async def apply_delta(
     return int(result.rowcount) == 1
 
 
+async def add_deltas(session: AsyncSession, deltas: Sequence[tuple[int, int, Delta]]) -> None:
+    """Add each `(account_id, shard, delta)` to its shard, unconditionally and in the order
+    given (the lock order): one execution of one statement for all of them, where
+    `apply_delta` would be one each. For changes that need no check (a posting or a release
+    never lowers an available balance); the database's CHECKs still stand behind them."""
+    params = [
+        {
+            "b_account_id": account_id,
+            "b_shard": shard,
+            "d_posted": delta.posted,
+            "d_pending_debits": delta.pending_debits,
+            "d_pending_credits": delta.pending_credits,
+        }
+        for account_id, shard, delta in deltas
+    ]
+    if params:
+        connection = await _connection(session)
+        await connection.execute(_ADD_DELTA, params)
+
+
 async def available_by_shard(session: AsyncSession, *, account_id: int) -> dict[int, int]:
     """Each shard's available balance (posted - pending debits), read without a lock: a hint
     for choosing a shard, never a check (the conditional UPDATE is the check)."""

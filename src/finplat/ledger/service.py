@@ -648,16 +648,13 @@ async def _resolve(
     accounts: dict[int, LedgerAccount],
 ) -> TransferResult:
     deltas = deltas_by_shard(entries)
-    for account_id, shard in sorted(deltas, key=lambda k: (*_lock_order(accounts[k[0]]), k[1])):
-        # Resolving never lowers an available balance (see core), so no guard is needed; the
-        # database CHECK still stands behind it.
-        await repository.apply_delta(
-            session,
-            account_id=account_id,
-            shard=shard,
-            delta=deltas[(account_id, shard)],
-            guarded=False,
-        )
+    in_lock_order = sorted(deltas, key=lambda k: (*_lock_order(accounts[k[0]]), k[1]))
+    # Resolving never lowers an available balance (see core), so no guard is needed; the
+    # database CHECK still stands behind it.
+    await repository.add_deltas(
+        session,
+        [(account_id, shard, deltas[(account_id, shard)]) for account_id, shard in in_lock_order],
+    )
     return await _record(
         session,
         company_id=company_id,
