@@ -229,13 +229,7 @@ async def apply_delta(
     One conditional UPDATE: the check and the write are atomic under the row lock, so two
     concurrent debits can never both pass on the same funds.
     """
-    params = {
-        "b_account_id": account_id,
-        "b_shard": shard,
-        "d_posted": delta.posted,
-        "d_pending_debits": delta.pending_debits,
-        "d_pending_credits": delta.pending_credits,
-    }
+    params = _delta_params(account_id, shard, delta)
     statement = _ADD_DELTA
     if guarded:
         params["d_available"] = delta.available
@@ -254,19 +248,21 @@ async def add_deltas(session: AsyncSession, deltas: Sequence[tuple[int, int, Del
     given (the lock order): one execution of one statement for all of them, where
     `apply_delta` would be one each. For changes that need no check (a posting or a release
     never lowers an available balance); the database's CHECKs still stand behind them."""
-    params = [
-        {
-            "b_account_id": account_id,
-            "b_shard": shard,
-            "d_posted": delta.posted,
-            "d_pending_debits": delta.pending_debits,
-            "d_pending_credits": delta.pending_credits,
-        }
-        for account_id, shard, delta in deltas
-    ]
+    params = [_delta_params(account_id, shard, delta) for account_id, shard, delta in deltas]
     if params:
         connection = await _connection(session)
         await connection.execute(_ADD_DELTA, params)
+
+
+def _delta_params(account_id: int, shard: int, delta: Delta) -> dict[str, Any]:
+    """The shard and the change, as `_ADD_DELTA` (and the statements built on it) bind them."""
+    return {
+        "b_account_id": account_id,
+        "b_shard": shard,
+        "d_posted": delta.posted,
+        "d_pending_debits": delta.pending_debits,
+        "d_pending_credits": delta.pending_credits,
+    }
 
 
 async def available_by_shard(session: AsyncSession, *, account_id: int) -> dict[int, int]:
