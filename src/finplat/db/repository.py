@@ -8,6 +8,7 @@ from sqlalchemy import ColumnElement, Select, bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.db.base import CompanyOwned
+from finplat.db.dialect import for_update
 
 ModelT = TypeVar("ModelT", bound=CompanyOwned)
 RowT = TypeVar("RowT")
@@ -60,9 +61,9 @@ def of_company(model: type[ModelT], *criteria: ColumnElement[bool]) -> Select[Mo
 
 
 def locked(stmt: Select[RowT]) -> Select[RowT]:
-    """The rows locked (on PostgreSQL; see `db.dialect.for_update`) and re-read: a row the
-    session already holds may be stale, and a decision under a lock must see what it protects."""
-    return stmt.with_for_update().execution_options(populate_existing=True)
+    """The rows locked (`db.dialect.for_update`) and re-read: a row the session already holds
+    may be stale, and a decision under a lock must see what it protects."""
+    return for_update(stmt).execution_options(populate_existing=True)
 
 
 def lock_variants(stmt: Select[RowT]) -> dict[bool, Select[RowT]]:
