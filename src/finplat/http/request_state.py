@@ -23,21 +23,33 @@ from finplat.auth.principal import Principal
 from finplat.providers.registry import Providers
 
 
-# The dependencies are `async def` though they await nothing: FastAPI runs a plain `def`
-# dependency in a worker thread, a thread hop per dependency on every request.
-async def _session(request: Request) -> AsyncSession:
+def _session_of(request: Request) -> AsyncSession:
     session: AsyncSession = request.state.session
     return session
 
 
-async def _principal(request: Request) -> Principal:
+def _principal_of(request: Request) -> Principal:
     principal: Principal = request.state.principal
     return principal
 
 
-async def _providers(request: Request) -> Providers:
+def _providers_of(request: Request) -> Providers:
     providers: Providers = request.app.state.providers
     return providers
+
+
+# The dependencies are `async def` though they await nothing: FastAPI runs a plain `def`
+# dependency in a worker thread, a thread hop per dependency on every request.
+async def _session(request: Request) -> AsyncSession:
+    return _session_of(request)
+
+
+async def _principal(request: Request) -> Principal:
+    return _principal_of(request)
+
+
+async def _providers(request: Request) -> Providers:
+    return _providers_of(request)
 
 
 DbSession = Annotated[AsyncSession, Depends(_session)]
@@ -45,10 +57,11 @@ CurrentPrincipal = Annotated[Principal, Depends(_principal)]
 # The provider registry built at startup (tests swap in their own on `app.state`).
 CurrentProviders = Annotated[Providers, Depends(_providers)]
 
+# What each dependency reads, for the route to read it itself.
 _READERS: dict[Callable[[Request], Coroutine[Any, Any, Any]], Callable[[Request], Any]] = {
-    _session: lambda request: request.state.session,
-    _principal: lambda request: request.state.principal,
-    _providers: lambda request: request.app.state.providers,
+    _session: _session_of,
+    _principal: _principal_of,
+    _providers: _providers_of,
 }
 # The parameter through which FastAPI passes the request, when the endpoint takes none itself.
 _REQUEST = "finplat_request_"
