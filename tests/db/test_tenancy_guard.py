@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import select, update
+from sqlalchemy import Executable, event, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
-from sqlalchemy.orm import aliased
+from sqlalchemy.orm import ORMExecuteState, Session, aliased
 
 from finplat.companies import service as companies
 from finplat.db.tenancy import UnscopedWrite, bind_company
@@ -53,6 +53,31 @@ async def test_the_guard_follows_the_company_bound_last(session: AsyncSession) -
         bind_company(session, company_id)
         seen = (await session.execute(select(Tier.company_id).distinct())).scalars().all()
         assert seen == [company_id]
+
+
+async def test_a_statement_built_once_keeps_one_guarded_copy_whatever_company_is_bound(
+    session: AsyncSession,
+) -> None:
+    # The company travels as a parameter, so one guarded copy (keyed for the compiled cache
+    # once) serves every company.
+    a = await companies.create_company(session, name="A", sandbox=True)
+    b = await companies.create_company(session, name="B", sandbox=True)
+    built_once = select(Tier.company_id).distinct()
+    executed: list[Executable] = []
+
+    def seen(state: ORMExecuteState) -> None:
+        executed.append(state.statement)
+
+    event.listen(Session, "do_orm_execute", seen)
+    try:
+        for company_id in (a.company.id, b.company.id, a.company.id):
+            bind_company(session, company_id)
+            rows = (await session.execute(built_once)).scalars().all()
+            assert rows == [company_id]
+    finally:
+        event.remove(Session, "do_orm_execute", seen)
+    assert executed[0] is not built_once
+    assert all(statement is executed[0] for statement in executed)
 
 
 async def test_an_aliased_entity_is_scoped_too(session: AsyncSession) -> None:

@@ -10,8 +10,9 @@ cannot read or change another company's rows.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from weakref import WeakKeyDictionary
 
-from sqlalchemy import bindparam, event
+from sqlalchemy import Executable, bindparam, event
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import ORMExecuteState, Session, with_loader_criteria
 
@@ -29,6 +30,19 @@ _GUARD = with_loader_criteria(
     lambda cls: cls.company_id == bindparam("finplat_guard_company_id"),
     include_aliases=True,
 )
+
+
+# The guarded copy of each statement, for as long as the statement lives. SQLAlchemy keys a
+# statement for its compiled cache once per statement object; a copy made at every execution
+# was keyed at every execution, which undid the keying once of the statements built once.
+_GUARDED: WeakKeyDictionary[Executable, Executable] = WeakKeyDictionary()
+
+
+def _guarded(statement: Executable) -> Executable:
+    guarded = _GUARDED.get(statement)
+    if guarded is None:
+        guarded = _GUARDED[statement] = statement.options(_GUARD)
+    return guarded
 
 
 def bind_company(session: AsyncSession, company_id: int) -> None:
@@ -50,5 +64,5 @@ def _scope_to_company(state: ORMExecuteState) -> None:
             # SQLAlchemy's bulk UPDATE by primary key (a list of rows) takes no loader
             # criteria: it would change another company's row by its id.
             raise UnscopedWrite("a bulk write by primary key cannot be scoped to the company")
-        state.statement = state.statement.options(_GUARD)
+        state.statement = _guarded(state.statement)
         state.parameters = {**(parameters or {}), _COMPANY_PARAM: company_id}
