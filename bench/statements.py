@@ -124,6 +124,7 @@ class Counting:
     def _add(self, what: str) -> None:
         if self.tally is not None:
             setattr(self.tally, what, getattr(self.tally, what) + 1)
+            self.tally.shown.append(f"-- {what[:-1]}")
 
     async def count(self, request: Callable[[], Awaitable[httpx.Response]]) -> Tally:
         self.tally = Tally()
