@@ -168,6 +168,27 @@ async def _claim(factory: async_sessionmaker[AsyncSession], claim: _Claim) -> li
         return sorted(claimed.scalars(), key=lambda callback: callback.id)
 
 
+def _leases_statement(*, of_some: bool) -> Any:
+    """The leases of a company's unsent callbacks due by `u_due_by` (of those named in
+    `u_only`). Built once for each shape: a sandbox request waiting on another's delivery asks
+    it again and again."""
+    stmt = (
+        select(SandboxCallback.locked_until)
+        .where(
+            SandboxCallback.company_id == bindparam("u_company_id"),
+            SandboxCallback.sent_at.is_(None),
+            SandboxCallback.due_at <= bindparam("u_due_by", type_=SandboxCallback.due_at.type),
+        )
+        .limit(BATCH)
+    )
+    if of_some:
+        stmt = stmt.where(SandboxCallback.event_id.in_(bindparam("u_only", expanding=True)))
+    return stmt
+
+
+_LEASES = {of_some: _leases_statement(of_some=of_some) for of_some in (False, True)}
+
+
 async def _unsent_leases(
     factory: async_sessionmaker[AsyncSession],
     *,
@@ -176,19 +197,11 @@ async def _unsent_leases(
     only: list[str] | None,
 ) -> list[datetime | None]:
     """The leases of the company's unsent callbacks that were due by `due_by`."""
-    stmt = (
-        select(SandboxCallback.locked_until)
-        .where(
-            SandboxCallback.company_id == company_id,
-            SandboxCallback.sent_at.is_(None),
-            SandboxCallback.due_at <= due_by,
-        )
-        .limit(BATCH)
-    )
+    params: dict[str, Any] = {"u_company_id": company_id, "u_due_by": due_by}
     if only is not None:
-        stmt = stmt.where(SandboxCallback.event_id.in_(only))
+        params["u_only"] = only
     async with factory() as session:
-        return list((await session.execute(stmt)).scalars())
+        return list((await session.execute(_LEASES[only is not None], params)).scalars())
 
 
 async def _deliver_batch(
