@@ -510,3 +510,21 @@ async def test_an_account_that_may_go_negative_owes_at_most_the_balance_limit(
         await fund(session, book, book.fees, 1)
     assert await available(session, book, book.settlement) == -MAX_BALANCE
     assert await available(session, book, book.fees) == 0
+
+
+async def test_company_accounts_read_with_accounts_by_id_stay_the_company_s(
+    session: AsyncSession,
+) -> None:
+    mine, theirs = await open_book(session, "Mine Ltd"), await open_book(session, "Theirs Ltd")
+    by_kind, by_id = await ledger.company_accounts_and(
+        session,
+        company_id=mine.company_id,
+        kinds=(ledger.CompanyAccount.MASTER, ledger.CompanyAccount.FEE_REVENUE),
+        currency="USD",
+        account_ids=[mine.card.id, theirs.card.id, theirs.master.id],
+    )
+    assert by_kind == {
+        ledger.CompanyAccount.MASTER: mine.master,
+        ledger.CompanyAccount.FEE_REVENUE: mine.fees,
+    }
+    assert by_id == {mine.card.id: mine.card}

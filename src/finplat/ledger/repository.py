@@ -39,6 +39,16 @@ _ACCOUNTS_BY_ID = select(LedgerAccount).where(
     LedgerAccount.company_id == bindparam("a_company_id"),
     LedgerAccount.id.in_(bindparam("a_ids", expanding=True)),
 )
+_FIND_ACCOUNTS_AND_IDS = select(LedgerAccount).where(
+    LedgerAccount.company_id == bindparam("a_company_id"),
+    or_(
+        (LedgerAccount.code.in_(bindparam("a_codes", expanding=True)))
+        & (LedgerAccount.owner_type == bindparam("a_owner_type"))
+        & (LedgerAccount.owner_id == bindparam("a_owner_id"))
+        & (LedgerAccount.currency == bindparam("a_currency")),
+        LedgerAccount.id.in_(bindparam("a_ids", expanding=True)),
+    ),
+)
 
 
 async def find_account(
@@ -78,6 +88,39 @@ async def find_accounts(
         "a_currency": currency,
     }
     return {a.code: a for a in (await session.execute(_FIND_ACCOUNTS, params)).scalars()}
+
+
+async def find_accounts_and_ids(
+    session: AsyncSession,
+    *,
+    company_id: int,
+    codes: Sequence[str],
+    owner_type: str,
+    owner_id: str,
+    currency: str,
+    account_ids: Iterable[int],
+) -> tuple[dict[str, LedgerAccount], dict[int, LedgerAccount]]:
+    """`find_accounts` and `accounts_by_id` of the same company in one statement: the owner's
+    accounts by code, and the accounts of `account_ids` by id."""
+    wanted_codes, wanted_ids = sorted(set(codes)), sorted(set(account_ids))
+    params = {
+        "a_company_id": company_id,
+        "a_codes": wanted_codes,
+        "a_owner_type": owner_type,
+        "a_owner_id": owner_id,
+        "a_currency": currency,
+        "a_ids": wanted_ids,
+    }
+    found = list((await session.execute(_FIND_ACCOUNTS_AND_IDS, params)).scalars())
+    by_code = {
+        a.code: a
+        for a in found
+        if a.code in wanted_codes
+        and a.owner_type == owner_type
+        and a.owner_id == owner_id
+        and a.currency == currency
+    }
+    return by_code, {a.id: a for a in found if a.id in wanted_ids}
 
 
 async def insert_account(

@@ -223,6 +223,38 @@ async def company_accounts_in(
         owner_id=str(company_id),
         currency=currency,
     )
+    return await _company_accounts_found(session, company_id, kinds, currency, found)
+
+
+async def company_accounts_and(
+    session: AsyncSession,
+    *,
+    company_id: int,
+    kinds: Sequence[CompanyAccount],
+    currency: str,
+    account_ids: Sequence[int],
+) -> tuple[dict[CompanyAccount, LedgerAccount], dict[int, LedgerAccount]]:
+    """`company_accounts_in` and the company's accounts of `account_ids` (those that exist,
+    by id), read in one statement: a funding's company side and its card's account."""
+    by_code, by_id = await repository.find_accounts_and_ids(
+        session,
+        company_id=company_id,
+        codes=[kind.value for kind in kinds],
+        owner_type="company",
+        owner_id=str(company_id),
+        currency=currency,
+        account_ids=account_ids,
+    )
+    return await _company_accounts_found(session, company_id, kinds, currency, by_code), by_id
+
+
+async def _company_accounts_found(
+    session: AsyncSession,
+    company_id: int,
+    kinds: Sequence[CompanyAccount],
+    currency: str,
+    found: dict[str, LedgerAccount],
+) -> dict[CompanyAccount, LedgerAccount]:
     accounts: dict[CompanyAccount, LedgerAccount] = {}
     for kind in kinds:
         existing = found.get(kind.value)

@@ -162,6 +162,10 @@ async def card_account(session: AsyncSession, card: Card) -> LedgerAccount:
         )
         if card.ledger_account_id in found:
             return found[card.ledger_account_id]
+    return await _open_card_account(session, card)
+
+
+async def _open_card_account(session: AsyncSession, card: Card) -> LedgerAccount:
     account = await ledger.account(
         session,
         company_id=card.company_id,
@@ -175,22 +179,47 @@ async def card_account(session: AsyncSession, card: Card) -> LedgerAccount:
     return account
 
 
-async def _master_and_revenue(
+async def _funding_accounts(
     session: AsyncSession,
-    company_id: int,
+    card: Card,
     currency: str,
     source: CompanyAccount = CompanyAccount.MASTER,
-) -> tuple[LedgerAccount, LedgerAccount]:
-    """The company's account a funding is paid from or to (`source`: the master account,
-    or the voucher funding for a redeemed voucher) and its fee revenue account, the two
-    sides of every card funding."""
-    accounts = await ledger.company_accounts_in(
-        session,
-        company_id=company_id,
-        kinds=(source, CompanyAccount.FEE_REVENUE),
-        currency=currency,
+) -> tuple[LedgerAccount, LedgerAccount, LedgerAccount]:
+    """The three sides of every card funding, read in one statement: the company's account it
+    is paid from or to (`source`: the master account, or the voucher funding for a redeemed
+    voucher), its fee revenue account, and the card's account (`card_account`)."""
+    company, account = await _with_card_account(
+        session, card, (source, CompanyAccount.FEE_REVENUE), currency
     )
-    return accounts[source], accounts[CompanyAccount.FEE_REVENUE]
+    return company[source], company[CompanyAccount.FEE_REVENUE], account
+
+
+async def purchase_accounts(
+    session: AsyncSession, card: Card
+) -> tuple[LedgerAccount, LedgerAccount]:
+    """The two sides of a card purchase, read in one statement: the card's account
+    (`card_account`) and the company's settlement account in the card's currency."""
+    company, account = await _with_card_account(
+        session, card, (CompanyAccount.SETTLEMENT,), card.currency
+    )
+    return account, company[CompanyAccount.SETTLEMENT]
+
+
+async def _with_card_account(
+    session: AsyncSession, card: Card, kinds: tuple[CompanyAccount, ...], currency: str
+) -> tuple[dict[CompanyAccount, LedgerAccount], LedgerAccount]:
+    known = card.ledger_account_id
+    company, by_id = await ledger.company_accounts_and(
+        session,
+        company_id=card.company_id,
+        kinds=kinds,
+        currency=currency,
+        account_ids=[] if known is None else [known],
+    )
+    account = None if known is None else by_id.get(known)
+    if account is None:
+        account = await _open_card_account(session, card)
+    return company, account
 
 
 def _check_accepts_money(card: Card, currency: str) -> None:
@@ -315,8 +344,7 @@ async def _reserve_topup(
     paid = min(card.outstanding_fee_minor, net)
     card.outstanding_fee_minor -= paid
     load = net - paid
-    master, revenue = await _master_and_revenue(session, card.company_id, money.currency, source)
-    account = await card_account(session, card)
+    master, revenue, account = await _funding_accounts(session, card, money.currency, source)
     key = claim.derived_key(LOAD_STEP)
     legs = [Leg(master.id, -money.minor)]
     if load:
@@ -607,8 +635,7 @@ async def unload(
         provider_card_id(card)
         schedule = await schedule_for(session, company_id=company_id, tier_id=card.tier_id)
         fee = schedule.unload_fee(money.minor)
-        master, revenue = await _master_and_revenue(session, company_id, money.currency)
-        account = await card_account(session, card)
+        master, revenue, account = await _funding_accounts(session, card, money.currency)
         key = claim.derived_key("card-unload")
         legs = [Leg(account.id, -money.minor)]
         if money.minor - fee:

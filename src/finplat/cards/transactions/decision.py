@@ -150,7 +150,12 @@ async def decide(
         partial = approved_minor < request.amount_minor
         txn.response_code = PARTIALLY_APPROVED if partial else APPROVED
         await service.authorize_decided(
-            session, card, txn, approved_minor=approved_minor, account=judged.account
+            session,
+            card,
+            txn,
+            approved_minor=approved_minor,
+            account=judged.account,
+            settlement=judged.settlement,
         )
     else:
         txn.declined = True
@@ -213,8 +218,10 @@ class _Judgement:
     reason: str | None
     approved_minor: int
     rules: evaluation.Outcome | None = None
-    # The card's ledger account when its balance was read: the hold needs it next.
+    # The card's ledger account and the settlement account when the balance was read: the
+    # hold needs them next.
     account: LedgerAccount | None = None
+    settlement: LedgerAccount | None = None
 
 
 async def _judge(
@@ -244,13 +251,13 @@ async def _judge(
         return _Judgement(RULE_DECLINED, 0, rules)
     if not balance_here:
         return _Judgement(None, request.amount_minor, rules)
-    account = await funding.card_account(session, card)
+    account, settlement = await funding.purchase_accounts(session, card)
     held = await ledger.balance_of(session, account)
     if held.available >= request.amount_minor:
-        return _Judgement(None, request.amount_minor, rules, account)
+        return _Judgement(None, request.amount_minor, rules, account, settlement)
     if request.partial_allowed and held.available > 0:
-        return _Judgement(None, held.available, rules, account)
-    return _Judgement("INSUFFICIENT_FUNDS", 0, rules, account)
+        return _Judgement(None, held.available, rules, account, settlement)
+    return _Judgement("INSUFFICIENT_FUNDS", 0, rules, account, settlement)
 
 
 def _answer(txn: CardTransaction, *, partner_hosted: bool) -> Decision:

@@ -182,13 +182,15 @@ async def authorize_decided(
     *,
     approved_minor: int,
     account: LedgerAccount | None = None,
+    settlement: LedgerAccount | None = None,
 ) -> None:
     """The platform's own approval (the real-time decision): the hold is taken now, under the
     card's lock, so no later purchase can spend it; the provider's authorization event finds
-    it already held. `account`: the card's ledger account, when the decision has read it."""
+    it already held. `account` and `settlement`: the card's ledger account and the company's
+    settlement account, when the decision has read them."""
     txn.authorized_minor = approved_minor
     txn.authorized_at = utcnow()
-    await _book(session, card, txn, clearing=0, refund=0, account=account)
+    await _book(session, card, txn, clearing=0, refund=0, account=account, settlement=settlement)
 
 
 async def _book(
@@ -199,6 +201,7 @@ async def _book(
     clearing: int,
     refund: int,
     account: LedgerAccount | None = None,
+    settlement: LedgerAccount | None = None,
 ) -> None:
     """Bring the ledger to what the purchase's totals say (card locked by the caller).
 
@@ -214,7 +217,7 @@ async def _book(
         await session.flush()
         return
     account = account or await funding.card_account(session, card)
-    settlement = await ledger.company_account(
+    settlement = settlement or await ledger.company_account(
         session, company_id=card.company_id, kind=CompanyAccount.SETTLEMENT, currency=card.currency
     )
     company_id, details = card.company_id, {"cardId": card.id, "cardTransactionId": txn.id}
