@@ -80,13 +80,7 @@ async def find_accounts(
     currency: str,
 ) -> dict[str, LedgerAccount]:
     """The owner's accounts of these codes in `currency` (one statement), by code."""
-    params = {
-        "a_company_id": company_id,
-        "a_codes": sorted(set(codes)),
-        "a_owner_type": owner_type,
-        "a_owner_id": owner_id,
-        "a_currency": currency,
-    }
+    params = _owner_params(company_id, codes, owner_type, owner_id, currency)
     return {a.code: a for a in (await session.execute(_FIND_ACCOUNTS, params)).scalars()}
 
 
@@ -104,11 +98,7 @@ async def find_accounts_and_ids(
     accounts by code, and the accounts of `account_ids` by id."""
     wanted_codes, wanted_ids = sorted(set(codes)), sorted(set(account_ids))
     params = {
-        "a_company_id": company_id,
-        "a_codes": wanted_codes,
-        "a_owner_type": owner_type,
-        "a_owner_id": owner_id,
-        "a_currency": currency,
+        **_owner_params(company_id, wanted_codes, owner_type, owner_id, currency),
         "a_ids": wanted_ids,
     }
     found = list((await session.execute(_FIND_ACCOUNTS_AND_IDS, params)).scalars())
@@ -121,6 +111,18 @@ async def find_accounts_and_ids(
         and a.currency == currency
     }
     return by_code, {a.id: a for a in found if a.id in wanted_ids}
+
+
+def _owner_params(
+    company_id: int, codes: Sequence[str], owner_type: str, owner_id: str, currency: str
+) -> dict[str, Any]:
+    return {
+        "a_company_id": company_id,
+        "a_codes": sorted(set(codes)),
+        "a_owner_type": owner_type,
+        "a_owner_id": owner_id,
+        "a_currency": currency,
+    }
 
 
 async def insert_account(

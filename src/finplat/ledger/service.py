@@ -216,12 +216,7 @@ async def company_accounts_in(
     """`company_account` of several kinds in one currency, read in one statement (created on
     first use like it)."""
     found = await repository.find_accounts(
-        session,
-        company_id=company_id,
-        codes=[kind.value for kind in kinds],
-        owner_type="company",
-        owner_id=str(company_id),
-        currency=currency,
+        session, **_owned_by_company(company_id, kinds, currency)
     )
     return await _company_accounts_found(session, company_id, kinds, currency, found)
 
@@ -237,15 +232,22 @@ async def company_accounts_and(
     """`company_accounts_in` and the company's accounts of `account_ids` (those that exist,
     by id), read in one statement: a funding's company side and its card's account."""
     by_code, by_id = await repository.find_accounts_and_ids(
-        session,
-        company_id=company_id,
-        codes=[kind.value for kind in kinds],
-        owner_type="company",
-        owner_id=str(company_id),
-        currency=currency,
-        account_ids=account_ids,
+        session, **_owned_by_company(company_id, kinds, currency), account_ids=account_ids
     )
     return await _company_accounts_found(session, company_id, kinds, currency, by_code), by_id
+
+
+def _owned_by_company(
+    company_id: int, kinds: Sequence[CompanyAccount], currency: str
+) -> dict[str, Any]:
+    """The repository's owner arguments for the company's own accounts of `kinds`."""
+    return {
+        "company_id": company_id,
+        "codes": [kind.value for kind in kinds],
+        "owner_type": "company",
+        "owner_id": str(company_id),
+        "currency": currency,
+    }
 
 
 async def _company_accounts_found(
