@@ -11,10 +11,10 @@ import asyncio
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
 import structlog
-from sqlalchemy import bindparam, or_, select, update
+from sqlalchemy import Row, Table, bindparam, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from finplat.db.dialect import for_update
@@ -27,6 +27,8 @@ from finplat.providers.sandbox import emissions
 from finplat.providers.sandbox.models import SandboxCallback
 
 log = structlog.get_logger("finplat.providers.sandbox")
+_TABLE = cast(Table, SandboxCallback.__table__)
+_CALLBACKS = _TABLE.c
 BATCH = 50
 ROUNDS = 20
 RETRY_CAP = timedelta(hours=1)
@@ -123,34 +125,35 @@ def retry_delay(attempts: int) -> timedelta:
 def _claim_statement(*, of_company: bool) -> Any:
     """Claim the due, unclaimed callbacks (of one company) for a lease, leaving those named
     (`c_leave`) to the requests that will send them. Built once for each shape: every sandbox
-    request that moves money runs one."""
-    now = bindparam("c_now", type_=SandboxCallback.due_at.type)
+    request that moves money runs one. On the table, not the mapped class: the ORM annotates
+    a copy of an UPDATE of a mapped class at every execution, which SQLAlchemy then keys for
+    its compiled cache again."""
+    now = bindparam("c_now", type_=_CALLBACKS.due_at.type)
     due = (
-        select(SandboxCallback.id)
+        select(_CALLBACKS.id)
         .where(
-            SandboxCallback.sent_at.is_(None),
-            SandboxCallback.due_at <= now,
-            or_(SandboxCallback.locked_until.is_(None), SandboxCallback.locked_until <= now),
-            SandboxCallback.event_id.not_in(bindparam("c_leave", expanding=True)),
+            _CALLBACKS.sent_at.is_(None),
+            _CALLBACKS.due_at <= now,
+            or_(_CALLBACKS.locked_until.is_(None), _CALLBACKS.locked_until <= now),
+            _CALLBACKS.event_id.not_in(bindparam("c_leave", expanding=True)),
         )
-        .order_by(SandboxCallback.id)
+        .order_by(_CALLBACKS.id)
         .limit(BATCH)
     )
     if of_company:
-        due = due.where(SandboxCallback.company_id == bindparam("c_company_id"))
+        due = due.where(_CALLBACKS.company_id == bindparam("c_company_id"))
     return (
-        update(SandboxCallback)
-        .where(SandboxCallback.id.in_(for_update(due, skip_locked=True).scalar_subquery()))
+        update(_TABLE)
+        .where(_CALLBACKS.id.in_(for_update(due, skip_locked=True).scalar_subquery()))
         .values(lock_token=bindparam("c_token"), locked_until=bindparam("c_until"))
-        .returning(SandboxCallback)
+        .returning(*_CALLBACKS)
     )
 
 
 _CLAIM = {of_company: _claim_statement(of_company=of_company) for of_company in (False, True)}
-_NO_SYNC = {"synchronize_session": False}
 
 
-async def _claim(factory: async_sessionmaker[AsyncSession], claim: _Claim) -> list[SandboxCallback]:
+async def _claim(factory: async_sessionmaker[AsyncSession], claim: _Claim) -> list[Row[Any]]:
     now = utcnow()
     params = {
         "c_now": now,
@@ -161,11 +164,9 @@ async def _claim(factory: async_sessionmaker[AsyncSession], claim: _Claim) -> li
     if claim.company_id is not None:
         params["c_company_id"] = claim.company_id
     async with unit_of_work(factory) as session:
-        claimed = await session.execute(
-            _CLAIM[claim.company_id is not None], params, execution_options=_NO_SYNC
-        )
+        claimed = await session.execute(_CLAIM[claim.company_id is not None], params)
         # In the order they were queued: a subject's callbacks apply in the order they happened.
-        return sorted(claimed.scalars(), key=lambda callback: callback.id)
+        return sorted(claimed, key=lambda callback: callback.id)
 
 
 def _leases_statement(*, of_some: bool) -> Any:
@@ -240,29 +241,22 @@ async def _deliver_batch(
             done, at = _SENT, utcnow()
             sent.append(callback.event_id)
         async with unit_of_work(factory) as session:
-            await session.execute(
-                done,
-                {"d_id": callback.id, "d_token": claim.token, "d_at": at},
-                execution_options=_NO_SYNC,
-            )
+            await session.execute(done, {"d_id": callback.id, "d_token": claim.token, "d_at": at})
     return len(due), sent
 
 
 def _release_statement(column: str) -> Any:
     """A claimed callback's lease released, with `column` (when it was sent, or when it is due
-    again) set to `d_at`; only while the claim still holds it."""
+    again) set to `d_at`; only while the claim still holds it. On the table, as the claim."""
     return (
-        update(SandboxCallback)
-        .where(
-            SandboxCallback.id == bindparam("d_id"),
-            SandboxCallback.lock_token == bindparam("d_token"),
-        )
+        update(_TABLE)
+        .where(_CALLBACKS.id == bindparam("d_id"), _CALLBACKS.lock_token == bindparam("d_token"))
         .values(
             {
-                "attempts": SandboxCallback.attempts + 1,
+                "attempts": _CALLBACKS.attempts + 1,
                 "lock_token": None,
                 "locked_until": None,
-                column: bindparam("d_at", type_=SandboxCallback.__table__.c[column].type),
+                column: bindparam("d_at", type_=_CALLBACKS[column].type),
             }
         )
     )

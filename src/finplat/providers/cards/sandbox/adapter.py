@@ -29,6 +29,7 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from datetime import timedelta
+from typing import Protocol
 
 from sqlalchemy import bindparam, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -213,7 +214,7 @@ class SandboxCardProgram:
     async def _record_transaction(
         self,
         session: AsyncSession,
-        row: SandboxCardprovCard,
+        row: _CardHeld,
         *,
         type_: str,
         status: str,
@@ -443,7 +444,7 @@ class SandboxCardProgram:
                         "m_now": utcnow(),
                     },
                 )
-                row = moved.scalar_one_or_none()
+                row = moved.one_or_none()
                 if row is None:
                     current = await self._row(session, company_id, card_id)
                     if current.status in (S.CANCELLED.value, S.PENDING.value):
@@ -767,6 +768,20 @@ class _Purchase:
     @property
     def paid(self) -> int:
         return self.cleared - self.refunded
+
+
+class _CardHeld(Protocol):
+    """What a transaction takes from its card: the card's row, or the columns an UPDATE of
+    it returned."""
+
+    @property
+    def company_id(self) -> int: ...
+
+    @property
+    def card_id(self) -> str: ...
+
+    @property
+    def currency(self) -> str: ...
 
 
 def _transaction_view(row: SandboxCardprovTransaction) -> ProviderCardTransaction:

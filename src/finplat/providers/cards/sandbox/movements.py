@@ -18,29 +18,33 @@ from finplat.providers.cards.port import ProviderCardStatus
 from finplat.providers.cards.sandbox.models import SandboxCardprovCard, SandboxCardprovMovement
 
 _MOVEMENTS = cast(Table, SandboxCardprovMovement.__table__)
-_CARD = SandboxCardprovCard
+_CARD_TABLE = cast(Table, SandboxCardprovCard.__table__)
+_CARDS = _CARD_TABLE.c
+_CANNOT_MOVE = (ProviderCardStatus.CANCELLED.value, ProviderCardStatus.PENDING.value)
 
 # The movement, keyed by the caller's idempotency key: no row when the key has moved money
 # already. The columns come from the execution's values.
 INSERT = inserts_ignoring_conflicts(_MOVEMENTS)
 
 # The card's balance moved by `m_amount` (signed) when the card can move money and keeps a
-# balance of at least zero; its row lock serialises movements on the card.
+# balance of at least zero; its row lock serialises movements on the card. On the table, not
+# the mapped class: the ORM annotates a copy of an UPDATE of a mapped class at every
+# execution, which SQLAlchemy then keys for its compiled cache again.
 MOVE_CARD = (
-    update(_CARD)
+    update(_CARD_TABLE)
     .where(
-        _CARD.card_id == bindparam("m_card_id"),
-        _CARD.company_id == bindparam("m_company_id"),
-        _CARD.provider == bindparam("m_provider"),
-        _CARD.hidden.is_(False),
-        _CARD.status.not_in((ProviderCardStatus.CANCELLED.value, ProviderCardStatus.PENDING.value)),
-        _CARD.balance_minor + bindparam("m_amount") >= 0,
+        _CARDS.card_id == bindparam("m_card_id"),
+        _CARDS.company_id == bindparam("m_company_id"),
+        _CARDS.provider == bindparam("m_provider"),
+        _CARDS.hidden.is_(False),
+        _CARDS.status.not_in(_CANNOT_MOVE),
+        _CARDS.balance_minor + bindparam("m_amount") >= 0,
     )
     .values(
-        balance_minor=_CARD.balance_minor + bindparam("m_amount"),
+        balance_minor=_CARDS.balance_minor + bindparam("m_amount"),
         updated_at=bindparam("m_now"),
     )
-    .returning(_CARD)
+    .returning(_CARDS.company_id, _CARDS.card_id, _CARDS.currency, _CARDS.balance_minor)
 )
 
 # The card's balance after the movement, kept with it for a replay's answer.
@@ -53,8 +57,6 @@ SET_BALANCE = (
 # A purchase the card's balance covers, taken from it. The caller's copy of the row is not
 # brought up to date (nothing reads it afterwards). Auto-lock: an approved purchase locks the
 # card.
-_CARD_TABLE = cast(Table, _CARD.__table__)
-_CARDS = _CARD_TABLE.c
 SPEND = (
     update(_CARD_TABLE)
     .where(_CARDS.id == bindparam("a_row_id"), _CARDS.balance_minor >= bindparam("a_amount"))
