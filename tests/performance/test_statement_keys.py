@@ -1,11 +1,11 @@
-"""The sandbox providers' statements are keyed for SQLAlchemy's compiled cache once, not at
-every request.
+"""The writes of a money request are keyed for SQLAlchemy's compiled cache once, not at every
+request.
 
 SQLAlchemy keeps a statement's cache key on the statement object, so a statement built once is
 keyed once; but the ORM annotates a copy of an INSERT, UPDATE or DELETE of a mapped class at
-every execution, and that copy is keyed again (docs/performance.md). The sandbox providers'
-statements on every money request (the card's balance moved, the callbacks claimed and
-released) therefore work on their tables.
+every execution, and that copy is keyed again (docs/performance.md). The writes built once on
+the money paths (the sandbox card's balance moved, the callbacks claimed and released, the
+purchase recorded) therefore work on their tables; the ORM's own flushes key theirs once.
 """
 
 from __future__ import annotations
@@ -25,14 +25,14 @@ from tests.cards.funding.steps import active_card, purchase, topup, unload
 
 @pytest.fixture
 def keyed(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
-    """Each write to a sandbox table keyed for the cache while the test runs, by table."""
+    """Each write keyed for the cache while the test runs, by table."""
     counted: Counter[str] = Counter()
     original = cache_key.HasCacheKey._generate_cache_key
 
     def generate(statement: Any) -> Any:
         table = getattr(statement, "table", None)
         name = getattr(table, "name", "")
-        if isinstance(statement, UpdateBase) and name.startswith("sandbox_"):
+        if isinstance(statement, UpdateBase):
             counted[name] += 1
         return original(statement)
 
@@ -52,7 +52,7 @@ def route_only(app: FastAPI) -> Iterator[None]:
 
 
 @pytest.mark.usefixtures("route_only")
-async def test_the_sandbox_writes_of_a_purchase_and_a_funding_are_keyed_once(
+async def test_the_writes_of_a_purchase_and_a_funding_are_keyed_once(
     api: httpx.AsyncClient, request: pytest.FixtureRequest
 ) -> None:
     card = await active_card(api)
@@ -64,4 +64,4 @@ async def test_the_sandbox_writes_of_a_purchase_and_a_funding_are_keyed_once(
     assert (await topup(api, card, 10, key="again-topup")).status_code == 200
     assert (await unload(api, card, 1, key="again-unload")).status_code == 200
     await purchase(api, card, 2)
-    assert keyed == Counter(), f"sandbox writes keyed again: {dict(keyed)}"
+    assert keyed == Counter(), f"writes keyed again: {dict(keyed)}"

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import bindparam, exists, select
+from sqlalchemy import Table, bindparam, exists, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.cards.transactions.models import CardTransaction, CardTransactionEvent
@@ -30,7 +30,7 @@ class CardTransactionRepository(CompanyRepository[CardTransaction]):
         one statement, the unique key deciding (a read first cost a second)."""
         found = await self.session.scalars(
             _INSERT_NEW[self.session.get_bind().dialect.name],
-            [{**values, "company_id": self.company_id}],
+            {**values, "company_id": self.company_id},
         )
         return found.one_or_none()
 
@@ -111,7 +111,10 @@ _FOR_EVENT = of_company(
 ).add_columns(exists().where(*_EVENT_NAMED))
 _HAS_EVENT = select(CardTransactionEvent.id).where(*_EVENT_NAMED)
 
+# The row inserted into the table, loaded as the ORM's object: an INSERT of the mapped class
+# would be annotated afresh, and so keyed for the compiled cache again, at every execution.
+_TABLE = cast(Table, CardTransaction.__table__)
 _INSERT_NEW = {
-    name: insert.returning(CardTransaction)
-    for name, insert in inserts_ignoring_conflicts(CardTransaction).items()
+    name: select(CardTransaction).from_statement(statement.returning(*_TABLE.c))
+    for name, statement in inserts_ignoring_conflicts(_TABLE).items()
 }
