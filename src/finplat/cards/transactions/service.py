@@ -291,20 +291,18 @@ async def _record(
     occurred_at: str | None,
     partner_reason: str | None = None,
 ) -> None:
-    session.add(
-        CardTransactionEvent(
-            company_id=card.company_id,
-            card_transaction_id=txn.id,
-            provider=txn.provider,
-            provider_event_id=provider_event_id,
-            type=type_.value,
-            amount_minor=amount_minor,
-            decline_reason=reason,
-            occurred_at=occurred_at,
-            received_at=utcnow(),
-        )
+    await CardTransactionRepository(session, card.company_id).add_event(
+        {
+            "card_transaction_id": txn.id,
+            "provider": txn.provider,
+            "provider_event_id": provider_event_id,
+            "type": type_.value,
+            "amount_minor": amount_minor,
+            "decline_reason": reason,
+            "occurred_at": occurred_at,
+            "received_at": utcnow(),
+        }
     )
-    await session.flush()
     await events.record(
         session,
         company_id=card.company_id,

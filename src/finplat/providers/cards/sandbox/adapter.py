@@ -226,23 +226,34 @@ class SandboxCardProgram:
         authorization_id: str | None = None,
         extra: dict[str, object] | None = None,
     ) -> ProviderCardTransaction:
-        txn = SandboxCardprovTransaction(
-            company_id=row.company_id,
-            provider=self.name,
+        view = ProviderCardTransaction(
             transaction_id=f"{self.name}_txn_{uuid.uuid4().hex[:24]}",
-            card_id=row.card_id,
-            authorization_id=authorization_id,
             type=type_,
             status=status,
             amount_minor=amount_minor,
             currency=row.currency,
             merchant=merchant,
             decline_reason=decline_reason,
-            timestamp=timestamp,
+            timestamp=_reported_timestamp(timestamp),
+            authorization_id=authorization_id,
         )
-        session.add(txn)
-        await session.flush()
-        view = _transaction_view(txn)
+        await session.execute(
+            movements.RECORD_TRANSACTION,
+            {
+                "company_id": row.company_id,
+                "provider": self.name,
+                "transaction_id": view.transaction_id,
+                "card_id": row.card_id,
+                "authorization_id": authorization_id,
+                "type": type_,
+                "status": status,
+                "amount_minor": amount_minor,
+                "currency": row.currency,
+                "merchant": merchant,
+                "decline_reason": decline_reason,
+                "timestamp": timestamp,
+            },
+        )
         if report:
             await self.sim.emit_callback(
                 session,
@@ -784,10 +795,14 @@ class _CardHeld(Protocol):
     def currency(self) -> str: ...
 
 
+def _reported_timestamp(stored: str | None) -> str | int | None:
+    """A transaction's time as the provider reports it: epoch seconds as a number."""
+    if stored is not None and stored.isdigit():
+        return int(stored)
+    return stored
+
+
 def _transaction_view(row: SandboxCardprovTransaction) -> ProviderCardTransaction:
-    raw: str | int | None = row.timestamp
-    if isinstance(raw, str) and raw.isdigit():
-        raw = int(raw)
     return ProviderCardTransaction(
         transaction_id=row.transaction_id,
         type=row.type,
@@ -796,7 +811,7 @@ def _transaction_view(row: SandboxCardprovTransaction) -> ProviderCardTransactio
         currency=row.currency,
         merchant=row.merchant,
         decline_reason=row.decline_reason,
-        timestamp=raw,
+        timestamp=_reported_timestamp(row.timestamp),
         authorization_id=row.authorization_id,
     )
 

@@ -11,11 +11,15 @@ from __future__ import annotations
 
 from typing import cast
 
-from sqlalchemy import Table, bindparam, update
+from sqlalchemy import Table, bindparam, insert, update
 
 from finplat.db.dialect import inserts_ignoring_conflicts
 from finplat.providers.cards.port import ProviderCardStatus
-from finplat.providers.cards.sandbox.models import SandboxCardprovCard, SandboxCardprovMovement
+from finplat.providers.cards.sandbox.models import (
+    SandboxCardprovCard,
+    SandboxCardprovMovement,
+    SandboxCardprovTransaction,
+)
 
 _MOVEMENTS = cast(Table, SandboxCardprovMovement.__table__)
 _CARD_TABLE = cast(Table, SandboxCardprovCard.__table__)
@@ -63,3 +67,8 @@ SPEND = (
     .values(balance_minor=_CARDS.balance_minor - bindparam("a_amount"), locked=_CARDS.auto_lock)
     .returning(_CARDS.balance_minor)
 )
+
+# A transaction on the card's statement (a load, an unload, a purchase), an INSERT into the
+# table: every money movement writes one, and the ORM's flush of a new object costs nearly
+# three times the statement (docs/performance.md).
+RECORD_TRANSACTION = insert(cast(Table, SandboxCardprovTransaction.__table__))
