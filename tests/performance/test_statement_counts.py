@@ -25,7 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.orm import Session
 
 from finplat.mor.access import PREFIX
-from tests.cards.funding.steps import active_card, purchase, topup, unload
+from tests.cards.funding.steps import active_card, purchase, route_only, topup, unload
 from tests.conftest import Tenant
 from tests.mor.card_steps import mor_card
 
@@ -133,15 +133,10 @@ async def tally(connection: AsyncConnection) -> AsyncIterator[Tally]:
 
 
 @pytest.fixture
-def route_only(app: FastAPI) -> Iterator[None]:
-    """Top-ups through the route: the batched lane (PostgreSQL) is measured by `make bench`.
-    (Not `monkeypatch`: it cannot see an attribute of Starlette's `State` to put it back.)"""
-    kept = app.state.topup_batches
-    app.state.topup_batches = None
-    try:
+def lane_off(app: FastAPI) -> Iterator[None]:
+    """Top-ups through the route: the batched lane (PostgreSQL) is measured by `make bench`."""
+    with route_only(app):
         yield
-    finally:
-        app.state.topup_batches = kept
 
 
 async def _warm_card(api: httpx.AsyncClient) -> dict[str, Any]:
@@ -151,7 +146,7 @@ async def _warm_card(api: httpx.AsyncClient) -> dict[str, Any]:
     return card
 
 
-@pytest.mark.usefixtures("route_only")
+@pytest.mark.usefixtures("lane_off")
 async def test_a_card_topup_stays_within_its_statement_and_commit_budget(
     api: httpx.AsyncClient, tally: Tally
 ) -> None:

@@ -11,7 +11,6 @@ purchase recorded) therefore work on their tables; the ORM's own flushes key the
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -20,7 +19,7 @@ from fastapi import FastAPI
 from sqlalchemy.sql import cache_key
 from sqlalchemy.sql.dml import UpdateBase
 
-from tests.cards.funding.steps import active_card, purchase, topup, unload
+from tests.cards.funding.steps import active_card, purchase, route_only, topup, unload
 
 
 @pytest.fixture
@@ -40,28 +39,17 @@ def keyed(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
     return counted
 
 
-@pytest.fixture
-def route_only(app: FastAPI) -> Iterator[None]:
-    """Top-ups through the route, whose sandbox provider moves the card's balance."""
-    kept = app.state.topup_batches
-    app.state.topup_batches = None
-    try:
-        yield
-    finally:
-        app.state.topup_batches = kept
-
-
-@pytest.mark.usefixtures("route_only")
 async def test_the_writes_of_a_purchase_and_a_funding_are_keyed_once(
-    api: httpx.AsyncClient, request: pytest.FixtureRequest
+    api: httpx.AsyncClient, app: FastAPI, request: pytest.FixtureRequest
 ) -> None:
-    card = await active_card(api)
-    # Once each, so every statement on the way has been keyed (the first request keys them).
-    assert (await topup(api, card, 100, key="warm-topup")).status_code == 200
-    assert (await unload(api, card, 1, key="warm-unload")).status_code == 200
-    await purchase(api, card, 1)
-    keyed: Counter[str] = request.getfixturevalue("keyed")  # counting from here
-    assert (await topup(api, card, 10, key="again-topup")).status_code == 200
-    assert (await unload(api, card, 1, key="again-unload")).status_code == 200
-    await purchase(api, card, 2)
+    with route_only(app):  # top-ups through the route: the sandbox moves the card's balance
+        card = await active_card(api)
+        # Once each, so every statement on the way has been keyed (the first request keys them).
+        assert (await topup(api, card, 100, key="warm-topup")).status_code == 200
+        assert (await unload(api, card, 1, key="warm-unload")).status_code == 200
+        await purchase(api, card, 1)
+        keyed: Counter[str] = request.getfixturevalue("keyed")  # counting from here
+        assert (await topup(api, card, 10, key="again-topup")).status_code == 200
+        assert (await unload(api, card, 1, key="again-unload")).status_code == 200
+        await purchase(api, card, 2)
     assert keyed == Counter(), f"writes keyed again: {dict(keyed)}"

@@ -11,11 +11,10 @@ from tests.cards.discounts.steps import define, put_code
 from tests.cards.funding.batches.test_batches import (
     batchable_card,
     postgresql,
-    route_only,
     since,
     snapshot,
 )
-from tests.cards.funding.steps import topup
+from tests.cards.funding.steps import route_only, topup
 
 
 @postgresql

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from decimal import Decimal
 from typing import Any
 
@@ -12,6 +14,18 @@ from sqlalchemy import select, update
 from finplat.cards.models import Card
 from finplat.providers.cards.sandbox.models import SandboxCardprovCard
 from tests.cards.steps import approved_card_user, ordered_card
+
+
+@contextmanager
+def route_only(app: FastAPI) -> Iterator[None]:
+    """Top-ups go to the route while inside (no batches). (Not `monkeypatch`: it cannot see an
+    attribute of Starlette's `State` to put it back.)"""
+    kept = app.state.topup_batches
+    app.state.topup_batches = None
+    try:
+        yield
+    finally:
+        app.state.topup_batches = kept
 
 
 async def fund_master(api: httpx.AsyncClient, amount: float = 10_000.0) -> None:

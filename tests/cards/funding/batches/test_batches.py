@@ -13,8 +13,7 @@ import dataclasses
 import json
 import re
 from collections import Counter
-from collections.abc import Awaitable, Iterator
-from contextlib import contextmanager
+from collections.abc import Awaitable
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
@@ -50,6 +49,7 @@ from tests.cards.funding.steps import (
     fund_master,
     master_available,
     purchase,
+    route_only,
     set_fees,
     topup,
 )
@@ -84,17 +84,6 @@ def since(app: FastAPI, before: TopupBatchStats) -> tuple[int, int]:
     """(served, handed back) since `before`."""
     now = batches(app).stats
     return now.served - before.served, now.handed_back - before.handed_back
-
-
-@contextmanager
-def route_only(app: FastAPI) -> Iterator[None]:
-    """Top-ups go to the route while inside (no batches)."""
-    kept = app.state.topup_batches
-    app.state.topup_batches = None
-    try:
-        yield
-    finally:
-        app.state.topup_batches = kept
 
 
 async def completed_topups(
