@@ -174,16 +174,16 @@ def _leases_statement(*, of_some: bool) -> Any:
     `u_only`). Built once for each shape: a sandbox request waiting on another's delivery asks
     it again and again."""
     stmt = (
-        select(SandboxCallback.locked_until)
+        select(_CALLBACKS.locked_until)
         .where(
-            SandboxCallback.company_id == bindparam("u_company_id"),
-            SandboxCallback.sent_at.is_(None),
-            SandboxCallback.due_at <= bindparam("u_due_by", type_=SandboxCallback.due_at.type),
+            _CALLBACKS.company_id == bindparam("u_company_id"),
+            _CALLBACKS.sent_at.is_(None),
+            _CALLBACKS.due_at <= bindparam("u_due_by", type_=_CALLBACKS.due_at.type),
         )
         .limit(BATCH)
     )
     if of_some:
-        stmt = stmt.where(SandboxCallback.event_id.in_(bindparam("u_only", expanding=True)))
+        stmt = stmt.where(_CALLBACKS.event_id.in_(bindparam("u_only", expanding=True)))
     return stmt
 
 
