@@ -35,7 +35,7 @@ T = TypeVar("T")
 # units of work committed: in the tests each unit of work is a savepoint of the test's
 # transaction, so a commit is a RELEASE. Flushes that wrote something: a top-up's and an
 # unload's funding and its card; an authorization's purchase with its card, the purchase again
-# in the callback, its event.
+# in the callback, the platform's `card.transaction.*` event.
 # A top-up's master debit tries one random shard first; a shard without the money costs two
 # statements more (the shards' balances read, the debit of one that holds it). The card's
 # discount code is one read (26 when the first shard holds the money). The company's master and
