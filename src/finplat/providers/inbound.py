@@ -30,7 +30,7 @@ from typing import Annotated, Any, cast
 
 import structlog
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, ValidationError
-from sqlalchemy import Table, bindparam, update
+from sqlalchemy import Table, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from finplat.companies import repository as companies
@@ -51,6 +51,7 @@ _TIMESTAMP = re.compile(r"[0-9]{1,12}")
 log = structlog.get_logger("finplat.providers.inbound")
 
 Handler = Callable[[AsyncSession, int, dict[str, Any]], Awaitable[None]]
+Alongside = Callable[[AsyncSession], Awaitable[None]]
 _HANDLERS: dict[tuple[str, str], Handler] = {}
 
 
@@ -188,22 +189,27 @@ async def receive(
     timestamp: str | None,
     secret: str,
     tolerance: timedelta = DEFAULT_TOLERANCE,
+    alongside: Alongside | None = None,
 ) -> Receipt:
     """Verify, record and apply one callback, in one transaction.
 
     The callback row and the handler's changes commit together: if the handler fails, neither
     stays and the provider's retry processes it again; once committed, any repeat of the same
-    event id is acknowledged without effect.
+    event id is acknowledged without effect. So a row is there only once processed, and it is
+    written processed. `alongside` runs in that transaction after the callback is applied (or
+    found a duplicate): the sender's own record that it was delivered.
     """
     verify(secret, body, signature=signature, timestamp=timestamp, tolerance=tolerance)
     parsed = _parse(body)
     async with unit_of_work(factory) as session:
+        now = utcnow()
         logged = {
             "provider": provider.value,
             "event_id": parsed.event_id,
             "company_id": parsed.company_id,
             "type": parsed.type,
-            "received_at": utcnow(),
+            "received_at": now,
+            "processed_at": now,
             "duplicates": 0,
         }
         dialect = session.get_bind().dialect.name
@@ -218,23 +224,19 @@ async def receive(
                 .values(duplicates=ProviderCallback.duplicates + 1)
             )
             log.info("provider_callback_duplicate", provider=provider.value, type=parsed.type)
-            return Receipt(parsed.event_id, duplicate=True)
-        await _apply(session, provider, parsed)
-        await session.execute(_PROCESSED, {"p_id": inserted, "p_at": utcnow()})
-    return Receipt(parsed.event_id, duplicate=False)
+        else:
+            await _apply(session, provider, parsed)
+        if alongside is not None:
+            await alongside(session)
+    return Receipt(parsed.event_id, duplicate=inserted is None)
 
 
-# Every provider callback runs both: built once, their values bound at execution.
+# Every provider callback runs it: built once, its values bound at execution.
 _CALLBACKS = cast(Table, ProviderCallback.__table__)
 _LOG = {
     name: insert.returning(_CALLBACKS.c.id)
     for name, insert in inserts_ignoring_conflicts(_CALLBACKS).items()
 }
-_PROCESSED = (
-    update(_CALLBACKS)
-    .where(_CALLBACKS.c.id == bindparam("p_id"))
-    .values(processed_at=bindparam("p_at"))
-)
 
 
 async def _apply(session: AsyncSession, provider: ExternalProvider, parsed: _Parsed) -> None:

@@ -228,6 +228,7 @@ async def _deliver_batch(
                 signature=headers[inbound.SIGNATURE_HEADER],
                 timestamp=headers[inbound.TIMESTAMP_HEADER],
                 secret=secret,
+                alongside=_released(_SENT, callback.id, claim.token, at=None),
             )
         except Exception as exc:
             log.warning(
@@ -236,13 +237,25 @@ async def _deliver_batch(
                 type=callback.type,
                 error_type=type(exc).__name__,
             )
-            done, at = _RETRY, utcnow() + retry_delay(callback.attempts + 1)
+            later = utcnow() + retry_delay(callback.attempts + 1)
+            async with unit_of_work(factory) as session:
+                await _released(_RETRY, callback.id, claim.token, at=later)(session)
         else:
-            done, at = _SENT, utcnow()
             sent.append(callback.event_id)
-        async with unit_of_work(factory) as session:
-            await session.execute(done, {"d_id": callback.id, "d_token": claim.token, "d_at": at})
     return len(due), sent
+
+
+def _released(
+    release: Any, callback_id: int, token: str, *, at: datetime | None
+) -> inbound.Alongside:
+    """Release a claimed callback (`at`, or now when it runs). A sent one is released in the
+    transaction that applied it, so it is marked sent exactly when its effect commits."""
+
+    async def run(session: AsyncSession) -> None:
+        when = at or utcnow()
+        await session.execute(release, {"d_id": callback_id, "d_token": token, "d_at": when})
+
+    return run
 
 
 def _release_statement(column: str) -> Any:
