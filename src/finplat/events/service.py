@@ -53,36 +53,40 @@ async def record(
     domain: str,
     data: dict[str, Any],
     provider: str = envelope.PLATFORM_PROVIDER,
-) -> Event:
-    """Write an event (and its delivery, if the company has an endpoint) in this transaction."""
+) -> str:
+    """Write an event (and its delivery, if the company has an endpoint) in this transaction;
+    returns its id. The session is flushed first, so the event follows the changes it reports
+    in the transaction's order, as when it was an object of the session."""
     now = utcnow()
     event_id = envelope.new_event_id()
     body = envelope.render(
         event_id=event_id, type_=type_, domain=domain, provider=provider, created_at=now, data=data
     )
-    event = Event(
-        id=event_id,
-        type=type_,
-        domain=domain,
-        provider=provider,
-        body=body,
-        created_at=now,
+    await session.flush()
+    await EventRepository(session, company_id).insert(
+        {
+            "id": event_id,
+            "type": type_,
+            "domain": domain,
+            "provider": provider,
+            "body": body,
+            "created_at": now,
+        }
     )
-    await EventRepository(session, company_id).add(event)
     company = await companies.get(session, company_id)
     if company is not None and company.webhook_url:
         disabled = company.webhook_disabled_at is not None
-        await DeliveryRepository(session, company_id).add(
-            WebhookDelivery(
-                id=envelope.new_delivery_id(),
-                event_id=event_id,
-                status=repository.ENDPOINT_DISABLED if disabled else repository.PENDING,
-                attempts=0,
-                next_attempt_at=None if disabled else now,
-                created_at=now,
-            )
+        await DeliveryRepository(session, company_id).insert(
+            {
+                "id": envelope.new_delivery_id(),
+                "event_id": event_id,
+                "status": repository.ENDPOINT_DISABLED if disabled else repository.PENDING,
+                "attempts": 0,
+                "next_attempt_at": None if disabled else now,
+                "created_at": now,
+            }
         )
-    return event
+    return event_id
 
 
 async def get_event(session: AsyncSession, *, company_id: int, event_id: str) -> Event:
@@ -158,13 +162,14 @@ async def retry_delivery(
 async def send_test_event(session: AsyncSession, *, company_id: int) -> Event:
     """Record a `webhook.test` event for the configured endpoint."""
     await _require_endpoint(session, company_id)
-    return await record(
+    event_id = await record(
         session,
         company_id=company_id,
         type_=TEST_EVENT_TYPE,
         domain="webhook",
         data={"message": "This is a test event from finplat."},
     )
+    return await get_event(session, company_id=company_id, event_id=event_id)
 
 
 async def _require_endpoint(session: AsyncSession, company_id: int) -> None:
