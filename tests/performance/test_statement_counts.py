@@ -35,7 +35,7 @@ T = TypeVar("T")
 # units of work committed: in the tests each unit of work is a savepoint of the test's
 # transaction, so a commit is a RELEASE. Flushes that wrote something: a top-up's and an
 # unload's funding and its card; an authorization's purchase with its card, the purchase again
-# in the callback, the platform's `card.transaction.*` event.
+# in the callback (the platform's `card.transaction.*` event is a statement of its own).
 # A top-up's master debit tries one random shard first; a shard without the money costs two
 # statements more (the shards' balances read, the debit of one that holds it). The card's
 # discount code is one read (26 when the first shard holds the money). The company's master and
@@ -48,13 +48,14 @@ UNLOAD_BUDGET = (24, 4, 2)
 # finds an earlier ask), the rules (their BIN range a subquery), the card's and the settlement
 # accounts (one read) and the card's balance, the hold (on the accounts already read), the
 # purchase's one update. The provider's `card.transaction` callback through the inbound path,
-# which a real provider sends as a request of its own: its log row, the company (once: the event
-# reuses it), the card locked, the purchase read with whether the event is recorded, the event's
-# record (the hold the decision took moves no money again: no account or balance is read), the
-# delivery's bookkeeping. The answer: the purchase read afresh once (the auto top-up does not
-# move it), the card's auto top-up settings (the decision said whether the balance is a
-# partner's, which has none), the card refreshed.
-AUTHORIZATION_BUDGET = (32, 8, 3)
+# which a real provider sends as a request of its own: its log row (written processed), the
+# company (once: the event reuses it), the card locked, the purchase read with whether the
+# event is recorded, the event's record (the hold the decision took moves no money again: no
+# account or balance is read), the delivery's bookkeeping (marked sent in the callback's own
+# transaction). The answer: the purchase and its card read afresh in one statement (the auto
+# top-up does not move them), the card's auto top-up settings (the decision said whether the
+# balance is a partner's, which has none), one commit for the answer's reads.
+AUTHORIZATION_BUDGET = (30, 6, 2)
 # A read: the key check, the user, the budget balances, the cards, and every one of their
 # ledger totals in one statement.
 BALANCE_BUDGET = (5, 1, 0)

@@ -8,6 +8,7 @@ from typing import Any, cast
 from sqlalchemy import Table, bindparam, exists, insert, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from finplat.cards.models import Card
 from finplat.cards.transactions.models import CardTransaction, CardTransactionEvent
 from finplat.db.dialect import inserts_ignoring_conflicts
 from finplat.db.repository import COMPANY_PARAM, CompanyRepository, of_company
@@ -24,6 +25,12 @@ class CardTransactionRepository(CompanyRepository[CardTransaction]):
             CardTransaction.authorization_id == authorization_id,
         )
         return (await self.session.execute(stmt)).scalar_one_or_none()
+
+    async def with_card(self, txn_id: int) -> tuple[CardTransaction, Card] | None:
+        """The purchase and its card, both read afresh, in one statement."""
+        found = await self.session.execute(_WITH_CARD, self.bound(txn_id=txn_id))
+        row = found.one_or_none()
+        return None if row is None else (row[0], row[1])
 
     async def add_new(self, values: dict[str, Any]) -> CardTransaction | None:
         """The purchase inserted, or None when its provider's authorization id has one already:
@@ -114,6 +121,14 @@ _FOR_EVENT = of_company(
     CardTransaction.authorization_id == bindparam("authorization_id"),
 ).add_columns(exists().where(*_EVENT_NAMED))
 _HAS_EVENT = select(CardTransactionEvent.id).where(*_EVENT_NAMED)
+# What a sandbox purchase's answer shows once its callback has moved the purchase (and an
+# auto-lock the card) in a transaction of its own.
+_WITH_CARD = (
+    of_company(CardTransaction, CardTransaction.id == bindparam("txn_id"))
+    .add_columns(Card)
+    .join(Card, Card.id == CardTransaction.card_id)
+    .execution_options(populate_existing=True)
+)
 
 # The row inserted into the table, loaded as the ORM's object: an INSERT of the mapped class
 # would be annotated afresh, and so keyed for the compiled cache again, at every execution.

@@ -479,6 +479,17 @@ async def find(session: AsyncSession, *, company_id: int, txn_id: int) -> CardTr
     return txn
 
 
+async def find_with_card(
+    session: AsyncSession, *, company_id: int, txn_id: int
+) -> tuple[CardTransaction, Card]:
+    """The purchase and its card read afresh: its events may have moved both in another
+    transaction (an auto-lock changes the card's status)."""
+    found = await CardTransactionRepository(session, company_id).with_card(txn_id)
+    if found is None:
+        raise CardTransactionNotFound()
+    return found
+
+
 async def find_by_authorization(
     session: AsyncSession, *, company_id: int, card: Card, authorization_id: str
 ) -> CardTransaction:

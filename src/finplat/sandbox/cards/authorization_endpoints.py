@@ -214,7 +214,7 @@ async def cards_sandbox_authorize(
         await session.commit()
         raise
     await _deliver(request, company_id)
-    txn = await service.find(session, company_id=company_id, txn_id=txn_id)
+    txn, card = await service.find_with_card(session, company_id=company_id, txn_id=txn_id)
     fee, rule = decline_fees.NO_FEE, None
     if decided.partner_hosted:
         pass  # the balance is the partner's: no decline fee or auto top-up from finplat's
@@ -222,11 +222,12 @@ async def cards_sandbox_authorize(
         fee = await decline_fees.charge(
             session, providers, card=card, transaction_id=authorization_id
         )
+        # Kept whatever the auto top-up below does (it may roll the session back).
+        await session.commit()
         if txn.decline_reason == "INSUFFICIENT_FUNDS":
             rule = auto_topup.FAILED_TX
     else:
         rule = auto_topup.LOW_BALANCE
-    await session.commit()
     approved = not txn.declined
     # Answered from the purchase as it stands now: the auto top-up does not move it, and may
     # roll the session back (which would leave `txn` to be read again).
@@ -249,7 +250,8 @@ async def cards_sandbox_authorize(
         AutoTopupOrderId=None,
     )
     order_id = await _auto_topup(session, providers, card, rule, trigger=authorization_id)
-    await session.refresh(card)  # its status after a decline fee or an auto-lock
+    if not approved or order_id is not None:
+        await session.refresh(card)  # its status after a decline fee or a top-up
     return answer.model_copy(update={"CardStatus": card.status, "AutoTopupOrderId": order_id})
 
 
@@ -268,6 +270,7 @@ async def _auto_topup(
     except ApiError as exc:
         await session.rollback()
         log.warning("auto_topup_failed", card_id=card_id, code=exc.code)
+        await session.refresh(card)  # the rollback expired it
         return None
 
 
