@@ -6,6 +6,7 @@ from sqlalchemy import bindparam, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.auth.models import ApiKey, OperatorKey
+from finplat.db import prepared
 from finplat.kit.clock import utcnow
 
 
@@ -15,15 +16,23 @@ async def find_active_by_hash(session: AsyncSession, key_hash: str) -> ApiKey | 
 
 
 # Every authenticated request runs it first: a prebuilt Core statement on the session's
-# connection, without the ORM's statement machinery (most of its cost for one column).
+# connection, without the ORM's statement machinery (most of its cost for one column); on
+# PostgreSQL on the driver itself, where SQLAlchemy's execution of even a Core statement costs
+# nearly three times asyncpg's (165 against 60 µs of CPU, docs/performance-log.md).
 _API_KEYS = ApiKey.__table__
 _KEY_IS_ACTIVE = select(_API_KEYS.c.id).where(
     _API_KEYS.c.id == bindparam("key_id"), _API_KEYS.c.revoked_at.is_(None)
 )
+_KEY_IS_ACTIVE_SQL = "SELECT id FROM api_keys WHERE id = $1 AND revoked_at IS NULL"
 
 
 async def is_active(session: AsyncSession, key_id: int) -> bool:
     connection = await session.connection()
+    if connection.dialect.name == "postgresql":
+        # A plain read: in autocommit before the request's first write, like every such read
+        # (`finplat.db.postgres_reads`), or inside the transaction the connection is in.
+        pg = await prepared.driver(connection)
+        return await pg.fetchval(_KEY_IS_ACTIVE_SQL, key_id) is not None
     found = await connection.execute(_KEY_IS_ACTIVE, {"key_id": key_id})
     return found.first() is not None
 

@@ -46,14 +46,15 @@ async def connection(
         if bind.in_transaction() and isinstance(raw, LazyBeginConnection):
             # Begun at its first write (`finplat.db.postgres_reads`): this may be that write.
             await raw.begin_transaction()
-        yield await _driver(bind)
+        yield await driver(bind)
         return
     assert isinstance(bind, AsyncEngine)
     async with bind.connect() as pooled:
-        yield await _driver(pooled)
+        yield await driver(pooled)
 
 
-async def _driver(connection: AsyncConnection) -> asyncpg.Connection:
+async def driver(connection: AsyncConnection) -> asyncpg.Connection:
+    """The asyncpg connection below a SQLAlchemy connection of PostgreSQL."""
     raw = await connection.get_raw_connection()
     driver: asyncpg.Connection = raw.driver_connection
     return driver
