@@ -16,6 +16,7 @@ from finplat.events.models import Event
 from finplat.kit.clock import utcnow
 from finplat.providers import inbound
 from finplat.providers.callbacks import ProviderCallback
+from finplat.providers.names import ExternalProvider
 from finplat.sealing.keyring import new_key
 from tests.conftest import Tenant
 from tests.onboarding import approved_user, create_user, start_kyc
@@ -94,6 +95,46 @@ async def test_duplicate_callback_is_processed_once(
         ).scalar_one()
     assert row.duplicates == 1
     assert row.processed_at is not None
+
+
+async def test_what_runs_alongside_a_callback_commits_only_with_it(
+    api: httpx.AsyncClient,
+    tenant: Tenant,
+    settings: Settings,
+    session_factory: async_sessionmaker[AsyncSession],
+) -> None:
+    user = await create_user(api)
+    session = await start_kyc(api, user["Id"])
+    body = review_callback(tenant.company_id, session["ApplicantId"], event_id="idn_evt_along")
+    secret = settings.provider_callback_secret
+    seen: list[int] = []
+
+    async def failing(db: AsyncSession) -> None:
+        raise RuntimeError("the sender's bookkeeping failed")
+
+    async def counting(db: AsyncSession) -> None:
+        stmt = select(func.count()).where(ProviderCallback.event_id == "idn_evt_along")
+        seen.append(int((await db.execute(stmt)).scalar_one()))
+
+    async def receive(alongside: inbound.Alongside) -> inbound.Receipt:
+        signed = inbound.signature_headers(secret, body)
+        return await inbound.receive(
+            session_factory,
+            provider=ExternalProvider.IDENTITY,
+            body=body,
+            signature=signed[inbound.SIGNATURE_HEADER],
+            timestamp=signed[inbound.TIMESTAMP_HEADER],
+            secret=secret,
+            alongside=alongside,
+        )
+
+    with pytest.raises(RuntimeError):
+        await receive(failing)
+    assert (await api.get(f"/api/v2/users/{user['Id']}")).json()["KycStatus"] == "PENDING"
+    receipt = await receive(counting)
+    assert receipt.duplicate is False
+    assert seen == [1]  # the callback's row, in the same transaction
+    assert (await api.get(f"/api/v2/users/{user['Id']}")).json()["KycStatus"] == "APPROVED"
 
 
 async def test_callback_with_a_wrong_signature_is_refused_and_ignored(
