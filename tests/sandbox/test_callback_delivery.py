@@ -233,3 +233,32 @@ async def test_a_sandbox_request_sends_its_own_callbacks_not_those_another_reque
         assert await _sent(factory, theirs) == []
         await sandbox_delivery.deliver_due(factory, secret=secret, company_id=env.company_id)
         assert sorted(await _sent(factory, theirs)) == sorted(theirs)
+
+
+async def test_the_background_delivery_leaves_a_request_its_own_callbacks_until_it_ends() -> None:
+    async with isolated("callbackjob") as env:
+        factory = env.app.state.session_factory
+        secret = env.app.state.settings.provider_callback_secret
+        queued, finished = asyncio.Event(), asyncio.Event()
+
+        async def a_request() -> list[str]:
+            request = emissions.collecting()
+            await anext(request)
+            own = await _queue(factory, env.company_id, 2, name="inflight")
+            for event_id in own:
+                emissions.note(event_id)
+            queued.set()
+            await finished.wait()
+            await request.aclose()
+            return own
+
+        task = asyncio.create_task(a_request())
+        await queued.wait()
+        backlog = await _queue(factory, env.company_id, 1, name="nobodys")
+        await sandbox_delivery.deliver_due(factory, secret=secret)  # the background job's call
+        assert await _sent(factory, backlog) == backlog
+        finished.set()
+        own = await task
+        assert await _sent(factory, own) == []
+        await sandbox_delivery.deliver_due(factory, secret=secret)
+        assert sorted(await _sent(factory, own)) == sorted(own)

@@ -41,9 +41,10 @@ WAIT_LIMIT_SECONDS = 10.0
 async def deliver_due(
     factory: async_sessionmaker[AsyncSession], *, secret: str, company_id: int | None = None
 ) -> int:
-    """Send every due, unsent callback (of one company, or all), batch after batch, so a
-    backlog never hides a new callback behind it (at most `ROUNDS` batches a call); returns how
-    many this call applied. Each batch is claimed for `LEASE`, so parallel calls send each
+    """Send every due, unsent callback (of one company, or all, apart from those sandbox
+    requests of this process will send themselves), batch after batch, so a backlog never
+    hides a new callback behind it (at most `ROUNDS` batches a call); returns how many this
+    call applied. Each batch is claimed for `LEASE`, so parallel calls send each
     callback once. A call for one company returns only once the callbacks it must show are
     sent (waiting at most `WAIT_LIMIT_SECONDS` for those another call holds), so that a
     sandbox simulation's effect is visible in its response: in a sandbox request, the
@@ -53,10 +54,14 @@ async def deliver_due(
     a growing delay, so it cannot hold up the ones queued behind it."""
     started = utcnow()
     mine = emissions.own() if company_id is not None else []
+    # The background job (every company's) and a sandbox request leave to the requests of
+    # this process the callbacks those will send before they answer (each request's own
+    # until it ends): the job taking one made its request wait for the job's whole batch.
+    in_flight = company_id is None or bool(mine)
     claim = _Claim(
         token=uuid.uuid4().hex,
         company_id=company_id,
-        leave=tuple(emissions.others_in_flight()) if mine else (),
+        leave=tuple(emissions.others_in_flight()) if in_flight else (),
     )
     applied, sent_ids = 0, set[str]()
     for _ in range(ROUNDS):
