@@ -95,6 +95,11 @@ async def test_the_network_fee_is_the_chains(api: httpx.AsyncClient) -> None:
     assert started["Network"] == "POLYGON"
 
 
+def last_character_changed(address: str) -> str:
+    """The address with another last character (one in 58 random addresses ends with `1`)."""
+    return address[:-1] + ("2" if address.endswith("1") else "1")
+
+
 @pytest.mark.parametrize(
     ("chain_id", "address"),
     [
@@ -103,7 +108,7 @@ async def test_the_network_fee_is_the_chains(api: httpx.AsyncClient) -> None:
         (-200, external_address(1)),  # an EVM address on Tron
         (137, "0x" + "12" * 19),  # 19 bytes
         (42161, external_address(1).swapcase()),  # a mixed case whose checksum fails
-        (-200, "T" + external_address(-200)[1:-1] + "1"),  # a broken base58 checksum
+        (-200, last_character_changed(external_address(-200))),  # a broken base58 checksum
     ],
     # The addresses are random: ids that every pytest-xdist worker collects alike.
     ids=["garbage", "tron-on-ethereum", "evm-on-tron", "19-bytes", "bad-checksum", "bad-base58"],
