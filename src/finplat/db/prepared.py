@@ -56,8 +56,8 @@ async def connection(
 async def driver(connection: AsyncConnection) -> asyncpg.Connection:
     """The asyncpg connection below a SQLAlchemy connection of PostgreSQL."""
     raw = await connection.get_raw_connection()
-    driver: asyncpg.Connection = raw.driver_connection
-    return driver
+    pg: asyncpg.Connection = raw.driver_connection
+    return pg
 
 
 async def fetch(pg: asyncpg.Connection, sql: str, *args: Any) -> list[asyncpg.Record]:

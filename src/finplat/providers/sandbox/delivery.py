@@ -233,7 +233,7 @@ async def _deliver_batch(
                 signature=headers[inbound.SIGNATURE_HEADER],
                 timestamp=headers[inbound.TIMESTAMP_HEADER],
                 secret=secret,
-                alongside=_released(_SENT, callback.id, claim.token, at=None),
+                alongside=_marked_sent(callback.id, claim.token),
             )
         except Exception as exc:
             log.warning(
@@ -244,21 +244,25 @@ async def _deliver_batch(
             )
             later = utcnow() + retry_delay(callback.attempts + 1)
             async with unit_of_work(factory) as session:
-                await _released(_RETRY, callback.id, claim.token, at=later)(session)
+                await _release(session, _RETRY, callback.id, claim.token, at=later)
         else:
             sent.append(callback.event_id)
     return len(due), sent
 
 
-def _released(
-    release: Any, callback_id: int, token: str, *, at: datetime | None
-) -> inbound.Alongside:
-    """Release a claimed callback (`at`, or now when it runs). A sent one is released in the
-    transaction that applied it, so it is marked sent exactly when its effect commits."""
+async def _release(
+    session: AsyncSession, release: Any, callback_id: int, token: str, *, at: datetime
+) -> None:
+    """Release a claimed callback with `release` (`_SENT` or `_RETRY`), its time `at`."""
+    await session.execute(release, {"d_id": callback_id, "d_token": token, "d_at": at})
+
+
+def _marked_sent(callback_id: int, token: str) -> inbound.Alongside:
+    """The release of a sent callback, run in the transaction that applies it: it is marked
+    sent exactly when its effect commits."""
 
     async def run(session: AsyncSession) -> None:
-        when = at or utcnow()
-        await session.execute(release, {"d_id": callback_id, "d_token": token, "d_at": when})
+        await _release(session, _SENT, callback_id, token, at=utcnow())
 
     return run
 
