@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, cast
+from typing import Any
 
-from sqlalchemy import Select, Table, insert, or_, select, update
+from sqlalchemy import Select, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.companies.models import Company
@@ -29,12 +29,6 @@ QUEUED = (PENDING, RETRYING)
 class EventRepository(CompanyRepository[Event]):
     model = Event
 
-    async def insert(self, values: dict[str, Any]) -> None:
-        """An event written: an INSERT into the table, not an object of the session (the
-        ORM's flush of a new object costs nearly three times the statement,
-        docs/performance.md; the event is read back only by its own endpoints)."""
-        await self.session.execute(_INSERT_EVENT, {**values, "company_id": self.company_id})
-
     async def get_by_id(self, event_id: str) -> Event | None:
         stmt = self.scoped().where(Event.id == event_id)
         return (await self.session.execute(stmt)).scalar_one_or_none()
@@ -48,10 +42,6 @@ class EventRepository(CompanyRepository[Event]):
 
 class DeliveryRepository(CompanyRepository[WebhookDelivery]):
     model = WebhookDelivery
-
-    async def insert(self, values: dict[str, Any]) -> None:
-        """A delivery queued, written as the event is (`EventRepository.insert`)."""
-        await self.session.execute(_INSERT_DELIVERY, {**values, "company_id": self.company_id})
 
     async def get_by_id(self, delivery_id: str, *, lock: bool = False) -> WebhookDelivery | None:
         stmt = self.scoped().where(WebhookDelivery.id == delivery_id)
@@ -70,10 +60,6 @@ class DeliveryRepository(CompanyRepository[WebhookDelivery]):
     async def for_event(self, event_id: str) -> list[WebhookDelivery]:
         stmt = self.scoped().where(WebhookDelivery.event_id == event_id)
         return list((await self.session.execute(stmt)).scalars())
-
-
-_INSERT_EVENT = insert(cast(Table, Event.__table__))
-_INSERT_DELIVERY = insert(cast(Table, WebhookDelivery.__table__))
 
 
 # --------------------------------------------------------- worker queries (system scope)
