@@ -6,7 +6,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
 from finplat.providers import inbound
+from finplat.providers.names import ExternalProvider
 
 
 def signed(
@@ -24,3 +27,24 @@ def signed(
     ).encode()
     headers = {"content-type": "application/json", **inbound.signature_headers(secret, body)}
     return {"content": body, "headers": headers}
+
+
+async def received(
+    factory: async_sessionmaker[AsyncSession],
+    secret: str,
+    body: bytes,
+    *,
+    provider: ExternalProvider,
+    alongside: inbound.Alongside | None = None,
+) -> inbound.Receipt:
+    """`body` signed now and taken through the inbound path, without HTTP."""
+    headers = inbound.signature_headers(secret, body)
+    return await inbound.receive(
+        factory,
+        provider=provider,
+        body=body,
+        signature=headers[inbound.SIGNATURE_HEADER],
+        timestamp=headers[inbound.TIMESTAMP_HEADER],
+        secret=secret,
+        alongside=alongside,
+    )

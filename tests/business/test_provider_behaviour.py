@@ -27,6 +27,7 @@ from tests.business.steps import (
     person_payload,
     ready_to_submit,
 )
+from tests.callbacks import received
 from tests.conftest import Tenant
 from tests.onboarding import set_fault
 
@@ -48,15 +49,11 @@ async def send_callback(
         created_at="2026-11-21T10:00:00Z",
         data=json.dumps(data),
     )
-    secret = settings.provider_callback_secret
-    headers = inbound.signature_headers(secret, body)
-    return await inbound.receive(
+    return await received(
         session_factory,
+        settings.provider_callback_secret,
+        body,
         provider=ExternalProvider.BANKPROV,
-        body=body,
-        signature=headers[inbound.SIGNATURE_HEADER],
-        timestamp=headers[inbound.TIMESTAMP_HEADER],
-        secret=secret,
     )
 
 

@@ -18,6 +18,7 @@ from finplat.providers import inbound
 from finplat.providers.callbacks import ProviderCallback
 from finplat.providers.names import ExternalProvider
 from finplat.sealing.keyring import new_key
+from tests.callbacks import received
 from tests.conftest import Tenant
 from tests.onboarding import approved_user, create_user, start_kyc
 from tests.sensitive_data import SCANNER
@@ -116,22 +117,11 @@ async def test_what_runs_alongside_a_callback_commits_only_with_it(
         stmt = select(func.count()).where(ProviderCallback.event_id == "idn_evt_along")
         seen.append(int((await db.execute(stmt)).scalar_one()))
 
-    async def receive(alongside: inbound.Alongside) -> inbound.Receipt:
-        signed = inbound.signature_headers(secret, body)
-        return await inbound.receive(
-            session_factory,
-            provider=ExternalProvider.IDENTITY,
-            body=body,
-            signature=signed[inbound.SIGNATURE_HEADER],
-            timestamp=signed[inbound.TIMESTAMP_HEADER],
-            secret=secret,
-            alongside=alongside,
-        )
-
+    identity = ExternalProvider.IDENTITY
     with pytest.raises(RuntimeError):
-        await receive(failing)
+        await received(session_factory, secret, body, provider=identity, alongside=failing)
     assert (await api.get(f"/api/v2/users/{user['Id']}")).json()["KycStatus"] == "PENDING"
-    receipt = await receive(counting)
+    receipt = await received(session_factory, secret, body, provider=identity, alongside=counting)
     assert receipt.duplicate is False
     assert seen == [1]  # the callback's row, in the same transaction
     assert (await api.get(f"/api/v2/users/{user['Id']}")).json()["KycStatus"] == "APPROVED"

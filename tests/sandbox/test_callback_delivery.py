@@ -195,6 +195,26 @@ async def _sent(factory: async_sessionmaker[AsyncSession], event_ids: list[str])
         return list(rows.scalars())
 
 
+async def _request_in_flight(
+    factory: async_sessionmaker[AsyncSession],
+    company_id: int,
+    name: str,
+    queued: asyncio.Event,
+    finished: asyncio.Event,
+) -> list[str]:
+    """A sandbox request that queues two callbacks of its own (`queued` set then) and ends
+    without sending them when `finished` is set; returns their event ids."""
+    request = emissions.collecting()
+    await anext(request)
+    own = await _queue(factory, company_id, 2, name=name)
+    for event_id in own:
+        emissions.note(event_id)
+    queued.set()
+    await finished.wait()
+    await request.aclose()
+    return own
+
+
 async def test_a_sandbox_request_sends_its_own_callbacks_not_those_another_request_will_send() -> (
     None
 ):
@@ -202,17 +222,6 @@ async def test_a_sandbox_request_sends_its_own_callbacks_not_those_another_reque
         factory = env.app.state.session_factory
         secret = env.app.state.settings.provider_callback_secret
         queued, finished = asyncio.Event(), asyncio.Event()
-
-        async def another_request() -> list[str]:
-            request = emissions.collecting()
-            await anext(request)
-            theirs = await _queue(factory, env.company_id, 2, name="theirs")
-            for event_id in theirs:
-                emissions.note(event_id)
-            queued.set()
-            await finished.wait()
-            await request.aclose()
-            return theirs
 
         async def this_request() -> list[str]:
             request = emissions.collecting()
@@ -225,7 +234,9 @@ async def test_a_sandbox_request_sends_its_own_callbacks_not_those_another_reque
             await request.aclose()
             return mine
 
-        other = asyncio.create_task(another_request())
+        other = asyncio.create_task(
+            _request_in_flight(factory, env.company_id, "theirs", queued, finished)
+        )
         mine = await this_request()
         assert sorted(await _sent(factory, mine)) == sorted(mine)
         finished.set()
@@ -241,18 +252,9 @@ async def test_the_background_delivery_leaves_a_request_its_own_callbacks_until_
         secret = env.app.state.settings.provider_callback_secret
         queued, finished = asyncio.Event(), asyncio.Event()
 
-        async def a_request() -> list[str]:
-            request = emissions.collecting()
-            await anext(request)
-            own = await _queue(factory, env.company_id, 2, name="inflight")
-            for event_id in own:
-                emissions.note(event_id)
-            queued.set()
-            await finished.wait()
-            await request.aclose()
-            return own
-
-        task = asyncio.create_task(a_request())
+        task = asyncio.create_task(
+            _request_in_flight(factory, env.company_id, "inflight", queued, finished)
+        )
         await queued.wait()
         backlog = await _queue(factory, env.company_id, 1, name="nobodys")
         await sandbox_delivery.deliver_due(factory, secret=secret)  # the background job's call

@@ -20,8 +20,8 @@ from finplat.config import Settings
 from finplat.db.tenancy import bind_company
 from finplat.ledger import service as ledger
 from finplat.ledger.verification import verify
-from finplat.providers import inbound
 from finplat.providers.names import ExternalProvider
+from tests.callbacks import received
 from tests.cards.transactions.steps import funded_card, provider_card_ref, purchase_event
 from tests.conftest import Tenant
 
@@ -134,15 +134,7 @@ async def test_any_order_of_purchase_events_settles_the_ledger_to_their_totals(
             amount_minor=amount,
             transaction_id=transaction_id,
         )
-        headers = sent["headers"]
-        await inbound.receive(
-            factory,
-            provider=ExternalProvider("cardprov"),
-            body=sent["content"],
-            signature=headers[inbound.SIGNATURE_HEADER],
-            timestamp=headers[inbound.TIMESTAMP_HEADER],
-            secret=secret,
-        )
+        await received(factory, secret, sent["content"], provider=ExternalProvider.CARDPROV)
     after = await _card_balance(factory, tenant.company_id, world["card"]["Id"])
     assert (after.posted - before.posted, after.pending_debits - before.pending_debits) == (
         -paid_total,
