@@ -4,30 +4,16 @@ provider event id."""
 
 from __future__ import annotations
 
-import json
 from decimal import Decimal as D
-from typing import Any
 
 import httpx
 from fastapi import FastAPI
 
 from finplat.config import Settings
-from finplat.providers import inbound
 from tests.cards.funding.steps import active_card
-from tests.cards.transactions.steps import provider_card_ref, purchase_event
+from tests.cards.transactions.steps import ask_in_real_time, provider_card_ref, purchase_event
 from tests.conftest import Tenant
 from tests.partner_hosted.steps import deliver, deliveries, partner_hosted
-
-
-async def _ask(
-    anonymous: httpx.AsyncClient, settings: Settings, payload: dict[str, Any]
-) -> httpx.Response:
-    body = json.dumps(payload).encode()
-    headers = {
-        "content-type": "application/json",
-        **inbound.signature_headers(settings.provider_callback_secret, body),
-    }
-    return await anonymous.post("/providers/cardprov/authorizations", content=body, headers=headers)
 
 
 async def test_the_providers_real_time_request_is_decided_by_the_partner(
@@ -49,15 +35,15 @@ async def test_the_providers_real_time_request_is_decided_by_the_partner(
     }
     async with partner_hosted(api) as (partner, _):
         partner.default_balance = D(15)
-        declined = await _ask(anonymous, settings, payload)
+        declined = await ask_in_real_time(anonymous, settings.provider_callback_secret, payload)
         assert declined.status_code == 200, declined.text
         assert (declined.json()["Approved"], declined.json()["DeclineReason"]) == (
             False,
             "INSUFFICIENT_FUNDS",
         )
-        partial = await _ask(
+        partial = await ask_in_real_time(
             anonymous,
-            settings,
+            settings.provider_callback_secret,
             payload | {"authorizationId": "net-ph-2", "partialApproval": True},
         )
     assert partial.json()["Approved"] is True
@@ -83,7 +69,9 @@ async def test_a_provider_event_sent_twice_reaches_the_partner_once(
             "currency": "USD",
             "merchant": "Network Store",
         }
-        assert (await _ask(anonymous, settings, payload)).json()["Approved"] is True
+        assert (
+            await ask_in_real_time(anonymous, settings.provider_callback_secret, payload)
+        ).json()["Approved"] is True
         clearing = purchase_event(
             settings.provider_callback_secret,
             company_id=tenant.company_id,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 from decimal import Decimal
 from typing import Any
@@ -11,6 +12,7 @@ from fastapi import FastAPI
 from sqlalchemy import select
 
 from finplat.cards.models import Card
+from finplat.providers import inbound
 from tests.callbacks import signed
 from tests.cards.funding.steps import active_card, card_balance, set_fees, topup
 
@@ -93,3 +95,12 @@ def purchase_event(
             "timestamp": 1764158400000,
         },
     )
+
+
+async def ask_in_real_time(
+    anonymous: httpx.AsyncClient, secret: str, payload: dict[str, Any]
+) -> httpx.Response:
+    """The card provider's real-time authorization request, signed as it signs callbacks."""
+    body = json.dumps(payload).encode()
+    headers = {"content-type": "application/json", **inbound.signature_headers(secret, body)}
+    return await anonymous.post("/providers/cardprov/authorizations", content=body, headers=headers)

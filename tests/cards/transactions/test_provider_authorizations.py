@@ -2,33 +2,20 @@
 
 from __future__ import annotations
 
-import json
 from decimal import Decimal
-from typing import Any
 
 import httpx
 from fastapi import FastAPI
 
 from finplat.config import Settings
-from finplat.providers import inbound
 from tests.cards.funding.steps import card_balance
-from tests.cards.transactions.steps import funded_card, provider_card_ref, purchase_event
+from tests.cards.transactions.steps import (
+    ask_in_real_time,
+    funded_card,
+    provider_card_ref,
+    purchase_event,
+)
 from tests.conftest import Tenant
-
-
-def _signed(secret: str, payload: dict[str, Any]) -> dict[str, Any]:
-    body = json.dumps(payload).encode()
-    headers = {"content-type": "application/json", **inbound.signature_headers(secret, body)}
-    return {"content": body, "headers": headers}
-
-
-async def _ask(
-    anonymous: httpx.AsyncClient, settings: Settings, payload: dict[str, Any]
-) -> httpx.Response:
-    return await anonymous.post(
-        "/providers/cardprov/authorizations",
-        **_signed(settings.provider_callback_secret, payload),
-    )
 
 
 async def test_an_approved_request_holds_once_even_with_its_authorization_event(
@@ -49,10 +36,10 @@ async def test_an_approved_request_holds_once_even_with_its_authorization_event(
         "merchant": "Network Store",
         "mcc": "5411",
     }
-    first = await _ask(anonymous, settings, payload)
+    first = await ask_in_real_time(anonymous, settings.provider_callback_secret, payload)
     assert first.status_code == 200, first.text
     assert (first.json()["Approved"], first.json()["ResponseCode"]) == (True, "00")
-    again = await _ask(anonymous, settings, payload)
+    again = await ask_in_real_time(anonymous, settings.provider_callback_secret, payload)
     assert again.json() == first.json()
     reported = await anonymous.post(
         "/providers/cardprov/callbacks",
@@ -77,9 +64,9 @@ async def test_a_request_beyond_the_balance_is_declined(
     tenant: Tenant,
 ) -> None:
     card = await funded_card(api, 10)
-    answer = await _ask(
+    answer = await ask_in_real_time(
         anonymous,
-        settings,
+        settings.provider_callback_secret,
         {
             "companyId": tenant.company_id,
             "authorizationId": "net-rt-2",
@@ -104,9 +91,9 @@ async def test_an_unsigned_request_is_401(anonymous: httpx.AsyncClient) -> None:
 async def test_a_request_for_an_unknown_card_is_404(
     anonymous: httpx.AsyncClient, settings: Settings, tenant: Tenant
 ) -> None:
-    answer = await _ask(
+    answer = await ask_in_real_time(
         anonymous,
-        settings,
+        settings.provider_callback_secret,
         {
             "companyId": tenant.company_id,
             "authorizationId": "net-rt-3",
