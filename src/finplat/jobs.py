@@ -1,6 +1,7 @@
 """Background work: webhook delivery, maintenance (expire reservations, purge keys, reseal
-stored secrets after a key rotation) and reconciliation with the providers, and the card blocks
-the card provider has not confirmed.
+stored secrets after a key rotation) and reconciliation with the providers, the card blocks
+the card provider has not confirmed, and what follows a purchase the provider's real-time
+request decided (its decline fee, its auto top-up).
 
 Runs inside `finplat serve` (unless `--no-worker`) and as `finplat worker`; any number of
 copies may run against one PostgreSQL database.
@@ -17,6 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from finplat.banking.payees import service as payees
 from finplat.cards.funding import provider_blocks
+from finplat.cards.transactions import follow_up as card_purchase_follow_ups
 from finplat.cards.transactions import service as card_transactions
 from finplat.companies import service as companies
 from finplat.config import Settings
@@ -43,6 +45,7 @@ log = structlog.get_logger("finplat.jobs")
 MAINTENANCE_INTERVAL_SECONDS = 60.0
 PROVISIONING_INTERVAL_SECONDS = 1.0
 CARD_BLOCK_INTERVAL_SECONDS = 5.0
+CARD_FOLLOW_UP_INTERVAL_SECONDS = 1.0
 CRYPTO_TOPUP_INTERVAL_SECONDS = 5.0
 CRYPTO_WITHDRAWAL_INTERVAL_SECONDS = 30.0
 REFERRAL_INTERVAL_SECONDS = 5.0
@@ -200,6 +203,24 @@ def _card_block_loop(
     )
 
 
+def _card_follow_up_loop(
+    factory: async_sessionmaker[AsyncSession], providers: Providers, stop: asyncio.Event
+) -> Coroutine[None, None, None]:
+    """Charges the decline fees and runs the auto top-ups of purchases decided on the card
+    provider's real-time request (which answers before them)."""
+
+    async def step() -> dict[str, int]:
+        return {"purchases": await card_purchase_follow_ups.run_due(factory, providers)}
+
+    return _every(
+        stop,
+        CARD_FOLLOW_UP_INTERVAL_SECONDS,
+        step,
+        done="card_purchases_followed_up",
+        failed="card_purchase_follow_up_error",
+    )
+
+
 def _referral_loop(
     factory: async_sessionmaker[AsyncSession], stop: asyncio.Event
 ) -> Coroutine[None, None, None]:
@@ -226,6 +247,7 @@ async def run_background(
         _maintenance_loop(factory, stop, timedelta(days=settings.card_hold_expiry_days)),
         _provisioning_loop(factory, providers, stop),
         _card_block_loop(factory, providers, stop),
+        _card_follow_up_loop(factory, providers, stop),
         _crypto_topup_loop(factory, providers, stop),
         _crypto_withdrawal_loop(factory, providers, stop),
         _referral_loop(factory, stop),

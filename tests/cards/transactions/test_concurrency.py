@@ -7,10 +7,14 @@ import asyncio
 from decimal import Decimal
 
 import pytest
+from sqlalchemy import select
 
+from finplat.cards.models import Card
+from finplat.cards.transactions import follow_up
 from finplat.ledger.verification import verify
 from finplat.reconciliation import service as reconciliation
 from tests.cards.funding.steps import active_card, card_balance, set_fees, topup
+from tests.cards.transactions.steps import ask_in_real_time, provider_card_ref
 from tests.databases import backend
 from tests.isolated import isolated
 
@@ -45,3 +49,31 @@ async def test_50_parallel_authorizations_never_approve_more_than_the_available_
             env.app.state.session_factory, env.app.state.providers
         )
         assert (report.differences, report.errors) == ([], [])
+
+
+async def test_parallel_follow_up_rounds_charge_a_real_time_decline_fee_once() -> None:
+    async with isolated("cardfollowup", database_pool_size=20) as env:
+        card = await active_card(env.client, master=1000.0)
+        await set_fees(env.client, card, DeclineFee=6)  # more than the card holds: owed
+        assert (await topup(env.client, card, 5)).status_code == 200
+        declined = await ask_in_real_time(
+            env.client,
+            env.app.state.settings.provider_callback_secret,
+            {
+                "companyId": env.company_id,
+                "authorizationId": "net-fu-race",
+                "cardId": await provider_card_ref(env.app, card),
+                "amountMinor": 5000,
+                "currency": "USD",
+                "merchant": "Race",
+            },
+        )
+        assert declined.json()["Approved"] is False, declined.text
+        factory, providers = env.app.state.session_factory, env.app.state.providers
+        rounds = await asyncio.gather(*(follow_up.run_due(factory, providers) for _ in range(6)))
+        assert sum(rounds) == 1
+        async with factory() as session:
+            owed = await session.scalar(
+                select(Card.outstanding_fee_minor).where(Card.id == card["Id"])
+            )
+        assert owed == 600

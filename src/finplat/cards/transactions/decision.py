@@ -41,6 +41,7 @@ from finplat.cards.transactions import service
 from finplat.cards.transactions.models import CardTransaction
 from finplat.cards.transactions.purchase import PurchaseStatus
 from finplat.cards.transactions.repository import CardTransactionRepository
+from finplat.kit.clock import utcnow
 from finplat.ledger import service as ledger
 from finplat.ledger.models import LedgerAccount
 from finplat.partner_hosted import authorizations as partner
@@ -110,12 +111,15 @@ async def decide(
     card: Card,
     request: AuthorizationRequest,
     allow_loopback: bool = False,
+    follow_up_later: bool = False,
 ) -> Decision:
     """Approve (the hold is taken) or decline one authorization request on the company's
     card; the purchase is recorded either way. `card` is read with its row lock by the caller
     (`lookup.find_card(lock=True)`, `service.event_card`): decisions on one card are taken one
     after the other, each on the balance the one before left. `allow_loopback`: a
-    partner-hosted company's partner may be on a loopback address (development)."""
+    partner-hosted company's partner may be on a loopback address (development).
+    `follow_up_later`: the purchase's decline fee and auto top-up are left to the background
+    job (`follow_up`), marked due with the decision, for a caller that cannot wait for them."""
     hosting = await partner.hosting_of(
         session, company_id=company_id, allow_loopback=allow_loopback
     )
@@ -134,6 +138,7 @@ async def decide(
             "mid": request.mid,
             "status": PurchaseStatus.PENDING.value,
             "requested_minor": request.amount_minor,
+            "follow_up_at": utcnow() if follow_up_later and not hosted else None,
         }
     )
     if txn is None:  # the provider asked again: the card's lock orders the two asks

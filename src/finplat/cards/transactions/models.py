@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import BigInteger, Boolean, ForeignKey, Index, String, Text, UniqueConstraint
+from sqlalchemy import BigInteger, Boolean, ForeignKey, Index, String, Text, UniqueConstraint, text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from finplat.db.base import Base, BigIntId, CompanyOwned, Timestamped
@@ -19,6 +19,13 @@ class CardTransaction(CompanyOwned, Timestamped, Base):
         Index("ix_card_transactions_company_card", "company_id", "card_id", "id"),
         # The expiry job reads only the purchases still holding money.
         Index("ix_card_transactions_held", "held_minor", "authorized_at"),
+        # The follow-up job reads only the few purchases whose follow-up has not run.
+        Index(
+            "ix_card_transactions_follow_up",
+            "follow_up_at",
+            postgresql_where=text("follow_up_at IS NOT NULL"),
+            sqlite_where=text("follow_up_at IS NOT NULL"),
+        ),
     )
 
     id: Mapped[int] = mapped_column(BigIntId, primary_key=True, autoincrement=True)
@@ -54,6 +61,9 @@ class CardTransaction(CompanyOwned, Timestamped, Base):
     # `PROVIDER` when the provider authorized without asking); None when the money is in
     # finplat's ledger. Such a purchase moves nothing in the ledger: its money is at the partner.
     partner_decision: Mapped[str | None] = mapped_column(String(16), default=None)
+    # Decided on the provider's real-time request: when its decline fee and auto top-up are
+    # due to run (`follow_up`; None once they ran, or for a purchase that has none).
+    follow_up_at: Mapped[datetime | None] = mapped_column(default=None)
 
 
 class CardTransactionEvent(CompanyOwned, Base):

@@ -72,7 +72,8 @@ class AuthorizationAnswer(BaseModel):
     "The platform decides from the card's available balance, its state "
     "and the company's authorization rules, and holds the approved amount at once; a repeat "
     "for one `authorizationId` answers the first decision. The provider then reports the "
-    "purchase's events as `card.transaction` callbacks.",
+    "purchase's events as `card.transaction` callbacks. The decline fee and the card's auto "
+    "top-ups (failed transaction, low balance) follow in the background, within seconds.",
     responses=error_responses(400, 401, 404, 503),
     openapi_extra={
         "requestBody": {
@@ -123,6 +124,7 @@ async def provider_authorization_request(
             company_id=asked.companyId,
             card=card,
             allow_loopback=bool(settings.allow_loopback_webhooks),
+            follow_up_later=True,
             request=decision.AuthorizationRequest(
                 authorization_id=asked.authorizationId,
                 amount_minor=asked.amountMinor,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Table, bindparam, exists, insert, select
+from sqlalchemy import Table, bindparam, exists, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.cards.models import Card
@@ -94,6 +94,16 @@ class CardTransactionRepository(CompanyRepository[CardTransaction]):
         params = self.bound(provider=provider, event_id=provider_event_id)
         return (await self.session.execute(_HAS_EVENT, params)).first() is not None
 
+    async def follow_up_done(self, txn_id: int) -> None:
+        """The purchase's follow-up ran: it is due no more."""
+        stmt = (
+            update(CardTransaction)
+            .where(CardTransaction.company_id == self.company_id, CardTransaction.id == txn_id)
+            .values(follow_up_at=None)
+            .execution_options(synchronize_session=False)
+        )
+        await self.session.execute(stmt)
+
 
 async def holds_authorized_before(
     session: AsyncSession, *, before: datetime, limit: int
@@ -104,6 +114,20 @@ async def holds_authorized_before(
         select(CardTransaction.company_id, CardTransaction.id)
         .where(CardTransaction.held_minor > 0, CardTransaction.authorized_at < before)
         .order_by(CardTransaction.id)
+        .limit(limit)
+    )
+    return [(company_id, txn_id) for company_id, txn_id in await session.execute(stmt)]
+
+
+async def follow_ups_due(
+    session: AsyncSession, *, now: datetime, limit: int
+) -> list[tuple[int, int]]:
+    """`(company_id, card_transaction_id)` of purchases whose follow-up (decline fee, auto
+    top-up) is due, every company's (the follow-up job's query), oldest first."""
+    stmt = (
+        select(CardTransaction.company_id, CardTransaction.id)
+        .where(CardTransaction.follow_up_at <= now)
+        .order_by(CardTransaction.follow_up_at, CardTransaction.id)
         .limit(limit)
     )
     return [(company_id, txn_id) for company_id, txn_id in await session.execute(stmt)]

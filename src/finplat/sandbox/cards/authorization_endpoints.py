@@ -9,21 +9,19 @@ from collections.abc import Awaitable, Callable
 from decimal import Decimal
 from typing import Annotated
 
-import structlog
 from fastapi import Body, Path, Request
 from pydantic import ConfigDict, Field
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.cards import lookup, programs
-from finplat.cards.funding import auto_topup, decline_fees
+from finplat.cards.funding import decline_fees
 from finplat.cards.funding.schemas import CardCurrency, cents
-from finplat.cards.models import Card
 from finplat.cards.schemas import CardIdPath
-from finplat.cards.transactions import decision, service
+from finplat.cards.transactions import decision, follow_up, service
 from finplat.cards.transactions.models import CardTransaction
 from finplat.cards.transactions.schemas import MID_PATTERN, CardPurchase, RuleFired
 from finplat.config import Settings
-from finplat.errors import ApiError, error_responses
+from finplat.errors import error_responses
 from finplat.http.routing import CurrentPrincipal, CurrentProviders, DbSession, api_router
 from finplat.kit.fields import SafeText
 from finplat.kit.money import AmountRange, DecimalAmount, from_minor, requested_amount
@@ -35,7 +33,6 @@ from finplat.providers.registry import Providers
 from finplat.providers.sandbox import delivery as sandbox_delivery
 
 router = api_router(tags=["Sandbox"])
-log = structlog.get_logger("finplat.cards.simulation")
 
 AuthorizationIdPath = Annotated[
     str,
@@ -216,18 +213,8 @@ async def cards_sandbox_authorize(
     await _deliver(request, company_id)
     txn, card = await service.find_with_card(session, company_id=company_id, txn_id=txn_id)
     fee, rule = decline_fees.NO_FEE, None
-    if decided.partner_hosted:
-        pass  # the balance is the partner's: no decline fee or auto top-up from finplat's
-    elif txn.declined:
-        fee = await decline_fees.charge(
-            session, providers, card=card, transaction_id=authorization_id
-        )
-        # Kept whatever the auto top-up below does (it may roll the session back).
-        await session.commit()
-        if txn.decline_reason == "INSUFFICIENT_FUNDS":
-            rule = auto_topup.FAILED_TX
-    else:
-        rule = auto_topup.LOW_BALANCE
+    if not decided.partner_hosted:  # the partner's balance has no fee or top-up of finplat's
+        fee, rule = await follow_up.decline_fee(session, providers, card=card, txn=txn)
     approved = not txn.declined
     # Answered from the purchase as it stands now: the auto top-up does not move it, and may
     # roll the session back (which would leave `txn` to be read again).
@@ -249,29 +236,10 @@ async def cards_sandbox_authorize(
         CardStatus=card.status,
         AutoTopupOrderId=None,
     )
-    order_id = await _auto_topup(session, providers, card, rule, trigger=authorization_id)
+    order_id = await follow_up.top_up(session, providers, card, rule, trigger=authorization_id)
     if not approved or order_id is not None:
         await session.refresh(card)  # its status after a decline fee or a top-up
     return answer.model_copy(update={"CardStatus": card.status, "AutoTopupOrderId": order_id})
-
-
-async def _auto_topup(
-    session: AsyncSession, providers: Providers, card: Card, rule: str | None, *, trigger: str
-) -> int | None:
-    if rule is None:
-        return None
-    # Read before the rollback below expires the card (an expired attribute would be loaded
-    # lazily, which the async session cannot do).
-    company_id, card_id = card.company_id, card.id
-    try:
-        return await auto_topup.run(
-            session, providers, company_id=company_id, card_id=card_id, rule=rule, trigger=trigger
-        )
-    except ApiError as exc:
-        await session.rollback()
-        log.warning("auto_topup_failed", card_id=card_id, code=exc.code)
-        await session.refresh(card)  # the rollback expired it
-        return None
 
 
 async def _purchase_event(
