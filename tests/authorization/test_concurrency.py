@@ -8,7 +8,9 @@ import asyncio
 import pytest
 
 from finplat.ledger.verification import verify
-from tests.cards.funding.steps import active_card, set_fees, topup
+from tests.authorization.steps import bin_range_id, create_rule
+from tests.cards.funding.steps import active_card, fund_master, set_fees, topup
+from tests.cards.steps import approved_card_user, ordered_card
 from tests.databases import backend
 from tests.isolated import isolated
 
@@ -49,3 +51,34 @@ async def test_a_velocity_rule_of_n_a_day_approves_exactly_n_of_3n_parallel_atte
         assert reasons == {"RULE_DECLINED"}
         async with env.app.state.session_factory() as session:
             assert (await verify(session)).ok
+
+
+async def test_a_user_velocity_rule_counts_exactly_across_the_users_cards_in_parallel() -> None:
+    async with isolated("userruleconc", database_pool_size=40) as env:
+        api = env.client
+        user = await approved_card_user(api)
+        cards = [await ordered_card(api, user) for _ in range(3)]
+        await fund_master(api, 1000.0)
+        await set_fees(api, cards[0])
+        for card in cards:
+            assert (await topup(api, card, 50)).status_code == 200
+        await create_rule(
+            api,
+            ScopeType="USER",
+            UserId=user["Id"],
+            BinRangeId=await bin_range_id(api),
+            RuleType="VELOCITY",
+            Configuration={"Window": "DAY", "MaxCount": N},
+        )
+        responses = await asyncio.gather(
+            *(
+                api.post(
+                    f"/api/v2/sandbox/cards/{card['Id']}/authorizations",
+                    params={"userId": user["Id"]},
+                    json={"Amount": 1, "Currency": "USD", "Merchant": "Race"},
+                )
+                for card in cards * N
+            )
+        )
+        assert {r.status_code for r in responses} == {200}, [r.text for r in responses]
+        assert len([r for r in responses if r.json()["Approved"]]) == N

@@ -4,7 +4,9 @@ Every applicable rule (active, in effect, scoped to the card, its user or its BI
 evaluated; each that fires is reported with why. The first that fires outside shadow mode
 declines the purchase (`RULE_DECLINED`, the rule's `ResponseCode`, `57` by default); a rule in
 shadow mode is only reported. Velocity limits count the purchases approved in the calendar
-window (UTC) on the card, or on the user's cards for a `USER` rule, the request included.
+window (UTC) on the card, or on the user's cards for a `USER` rule, the request included: the
+caller holds the card's lock, and a `USER` rule takes the user's (`lock_user_purchases`), so
+parallel purchases never pass a limit together.
 """
 
 from __future__ import annotations
@@ -113,6 +115,8 @@ async def _velocity(
 ) -> str | None:
     window = VelocityWindow(config["Window"])
     per_user = rule.scope_type == RuleScope.USER.value
+    if per_user:
+        await repository.lock_user_purchases(session, user_id=purchase.user_id)
     count, amount = await repository.approved_since(
         session,
         company_id=purchase.company_id,

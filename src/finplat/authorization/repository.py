@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import bindparam, false, func, or_, select, true
+from sqlalchemy import bindparam, false, func, or_, select, text, true
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.authorization.models import AuthorizationRule
@@ -82,6 +82,26 @@ async def product_providers(session: AsyncSession, *, company_id: int) -> dict[s
     for provider, product_id in await session.execute(stmt):
         found.setdefault(provider, []).append(product_id)
     return found
+
+
+# The advisory lock's first key: finplat's purchases of one user (the second is the user's id).
+USER_PURCHASES_LOCK = 0x46505552
+_LOCK_USER_PURCHASES = text("SELECT pg_advisory_xact_lock(:namespace, :user_key)")
+
+
+async def lock_user_purchases(session: AsyncSession, *, user_id: int) -> None:
+    """Decide the user's purchases one at a time until this transaction ends. Each card's
+    decisions are serialized by the card's row lock; a `USER` velocity rule counts across all
+    of the user's cards, so two cards decided at once could both take its last slot.
+
+    On PostgreSQL a transaction-level advisory lock, not the user's row: other paths lock
+    users and cards in their own order, and only decisions under a `USER` velocity rule take
+    it (after their card's lock, never before). SQLite's single writer serializes already."""
+    if session.get_bind().dialect.name != "postgresql":
+        return
+    # Two users sharing the second key (ids 2^31 apart) only wait for each other.
+    params = {"namespace": USER_PURCHASES_LOCK, "user_key": user_id % 2**31}
+    await session.execute(_LOCK_USER_PURCHASES, params)
 
 
 async def approved_since(
