@@ -115,6 +115,19 @@ async def test_a_real_time_approval_runs_the_low_balance_top_up(
     assert await _due(app) == []
 
 
+async def test_an_approval_without_a_low_balance_top_up_has_nothing_to_follow(
+    api: httpx.AsyncClient, app: FastAPI, ask: Ask
+) -> None:
+    card = await funded_card(api, 50)
+    rule = await set_auto_topup(api, card, "failed-tx", Amount=30, MonthlyLimit=100)
+    assert rule.status_code == 200, rule.text
+    assert (await ask(card, 4900, "net-fu-8"))["Approved"] is True
+    assert len(await _due(app)) == 1
+    assert await _run(app) == 0
+    assert await _due(app) == []
+    assert await card_balance(api, card) == Decimal(1)
+
+
 async def test_a_follow_up_that_fails_stays_due_and_the_others_run(
     api: httpx.AsyncClient, app: FastAPI, ask: Ask, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -23,7 +23,11 @@ from finplat.cards.funding import auto_topup, decline_fees
 from finplat.cards.funding.decline_fees import NO_FEE, DeclineFee
 from finplat.cards.models import Card
 from finplat.cards.transactions.models import CardTransaction
-from finplat.cards.transactions.repository import CardTransactionRepository, follow_ups_due
+from finplat.cards.transactions.repository import (
+    CardTransactionRepository,
+    clear_follow_ups_with_nothing_to_do,
+    follow_ups_due,
+)
 from finplat.db.tenancy import bind_company
 from finplat.db.unit_of_work import unit_of_work
 from finplat.errors import ApiError
@@ -32,7 +36,7 @@ from finplat.providers.registry import Providers
 
 log = structlog.get_logger("finplat.cards.transactions")
 
-BATCH = 50
+BATCH = 200
 INSUFFICIENT_FUNDS = "INSUFFICIENT_FUNDS"
 
 
@@ -78,10 +82,12 @@ async def run_due(
     now: datetime | None = None,
 ) -> int:
     """One round over the purchases whose follow-up is due, every company's, oldest first;
-    returns how many were followed up. A purchase whose follow-up fails on something
-    unexpected stays due and is tried again next round."""
+    returns how many were followed up. The approvals with nothing to follow (no low-balance
+    auto top-up on their card) are cleared together first, in one statement. A purchase
+    whose follow-up fails on something unexpected stays due and is tried again next round."""
     at = now or utcnow()
     async with unit_of_work(factory) as session:
+        await clear_follow_ups_with_nothing_to_do(session, now=at)
         due = await follow_ups_due(session, now=at, limit=BATCH)
     done = 0
     for company_id, txn_id in due:

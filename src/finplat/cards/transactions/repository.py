@@ -8,6 +8,8 @@ from typing import Any, cast
 from sqlalchemy import Table, bindparam, exists, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from finplat.cards.funding.auto_topup import LOW_BALANCE
+from finplat.cards.funding.models import CardAutoTopup
 from finplat.cards.models import Card
 from finplat.cards.transactions.models import CardTransaction, CardTransactionEvent
 from finplat.db.dialect import inserts_ignoring_conflicts
@@ -131,6 +133,25 @@ async def follow_ups_due(
         .limit(limit)
     )
     return [(company_id, txn_id) for company_id, txn_id in await session.execute(stmt)]
+
+
+async def clear_follow_ups_with_nothing_to_do(session: AsyncSession, *, now: datetime) -> None:
+    """Clear, every company's at once, the due follow-ups of approvals whose card has no enabled
+    low-balance auto top-up: an approval's only follow-up is that top-up, so most approvals
+    need no round of their own."""
+    txns, topups = cast(Table, CardTransaction.__table__), cast(Table, CardAutoTopup.__table__)
+    low_balance_rule = exists().where(
+        topups.c.company_id == txns.c.company_id,
+        topups.c.card_id == txns.c.card_id,
+        topups.c.rule == LOW_BALANCE,
+        topups.c.enabled.is_(True),
+    )
+    stmt = (
+        update(txns)
+        .where(txns.c.follow_up_at <= now, txns.c.declined.is_(False), ~low_balance_rule)
+        .values(follow_up_at=None)
+    )
+    await session.execute(stmt)
 
 
 # Every provider event of a purchase runs them: built once, values bound at execution.
