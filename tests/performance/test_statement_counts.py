@@ -24,8 +24,10 @@ from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.orm import Session
 
+from finplat.config import Settings
 from finplat.mor.access import PREFIX
 from tests.cards.funding.steps import active_card, purchase, route_only, topup, unload
+from tests.cards.transactions.steps import ask_in_real_time, provider_card_ref
 from tests.conftest import Tenant
 from tests.mor.card_steps import mor_card
 
@@ -56,6 +58,12 @@ UNLOAD_BUDGET = (24, 4, 2)
 # top-up does not move them), the card's auto top-up settings (the decision said whether the
 # balance is a partner's, which has none), one commit for the answer's reads.
 AUTHORIZATION_BUDGET = (30, 6, 2)
+# The card provider's real-time request alone (issue 32's decision; no key to check): the
+# decision above, its purchase marked due for the background follow-up in the same insert (a
+# company that does not exist holds no card: the card's read answers for it), the hold's
+# transfer, its entries and its two balance rows, the card's balance read again for its last
+# balance and written, one commit.
+DECISION_BUDGET = (13, 1, 1)
 # A read: the key check, the user, the budget balances, the cards, and every one of their
 # ledger totals in one statement.
 BALANCE_BUDGET = (5, 1, 0)
@@ -175,6 +183,32 @@ async def test_a_card_authorization_stays_within_its_statement_and_commit_budget
     assert response.status_code == 200, response.text
     assert response.json()["Approved"] is True
     assert tally.within(AUTHORIZATION_BUDGET), str(tally)
+
+
+async def test_a_real_time_decision_stays_within_its_statement_and_commit_budget(
+    api: httpx.AsyncClient,
+    anonymous: httpx.AsyncClient,
+    app: FastAPI,
+    settings: Settings,
+    tenant: Tenant,
+    tally: Tally,
+) -> None:
+    card = await _warm_card(api)
+    await purchase(api, card, 1)  # the card's first purchase makes its accounts
+    payload = {
+        "companyId": tenant.company_id,
+        "authorizationId": "counted-decision",
+        "cardId": await provider_card_ref(app, card),
+        "amountMinor": 250,
+        "currency": "USD",
+        "merchant": "Coffee Shop",
+    }
+    response = await tally.count(
+        lambda: ask_in_real_time(anonymous, settings.provider_callback_secret, payload)
+    )
+    assert response.status_code == 200, response.text
+    assert response.json()["Approved"] is True
+    assert tally.within(DECISION_BUDGET), str(tally)
 
 
 async def test_a_users_balance_reads_every_total_in_one_statement(

@@ -104,3 +104,23 @@ async def test_a_request_for_an_unknown_card_is_404(
         },
     )
     assert answer.status_code == 404, answer.text
+
+
+async def test_a_request_for_a_company_that_does_not_exist_is_404(
+    api: httpx.AsyncClient, anonymous: httpx.AsyncClient, app: FastAPI, settings: Settings
+) -> None:
+    card = await funded_card(api)
+    answer = await ask_in_real_time(
+        anonymous,
+        settings.provider_callback_secret,
+        {
+            "companyId": 10**12,
+            "authorizationId": "net-rt-4",
+            "cardId": await provider_card_ref(app, card),
+            "amountMinor": 100,
+            "currency": "USD",
+            "merchant": "Network Store",
+        },
+    )
+    assert answer.status_code == 404, answer.text
+    assert answer.json()["Code"] == "CARD_NOT_FOUND"

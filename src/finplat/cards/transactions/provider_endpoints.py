@@ -12,7 +12,6 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from finplat.cards.errors import CardNotFound
 from finplat.cards.transactions import decision, service
 from finplat.cards.transactions.schemas import MID_PATTERN
-from finplat.companies import repository as companies
 from finplat.config import Settings
 from finplat.db.tenancy import bind_company
 from finplat.db.unit_of_work import unit_of_work
@@ -111,8 +110,7 @@ async def provider_authorization_request(
             }
         ) from None
     async with unit_of_work(request.app.state.session_factory) as session:
-        if await companies.get(session, asked.companyId) is None:
-            raise CardNotFound()
+        # A company that does not exist holds no card: the card's read answers for both.
         bind_company(session, asked.companyId)
         card = await service.event_card(
             session, company_id=asked.companyId, provider=provider, card_ref=asked.cardId
