@@ -40,6 +40,7 @@ import json
 import os
 import sys
 import time
+from dataclasses import replace
 from itertools import chain, zip_longest
 from typing import Any
 
@@ -47,7 +48,13 @@ import cpu_accounting
 import httpx
 import profiling
 import rounds
-from api_operations import LANE_OFF, OPERATIONS, REQUESTS_PER_OPERATION, Customer
+from api_operations import (
+    LANE_OFF,
+    OPERATIONS,
+    PROVIDER_SECRET,
+    REQUESTS_PER_OPERATION,
+    Customer,
+)
 from load import WARMUP_SECONDS, Slice, drive, log
 from partner_setup import (
     SETUP_CONCURRENCY,
@@ -66,6 +73,11 @@ from partner_setup import (
 )
 from run_database import PG_SERVER, BenchDatabase, PostgresDatabase, SqliteDatabase, verify_ledger
 from server import Server, free_port
+from sqlalchemy import select
+
+from finplat.cards.models import Card
+from finplat.config import Settings
+from finplat.db.engine import create_engine
 
 FUNDING_USD = 100_000_000  # the master account's, far more than a run moves
 CARD_FUNDING_USD = 100_000  # each card's, far more than a run unloads and spends
@@ -76,7 +88,9 @@ RECONCILE_INTERVAL_SECONDS = 86_400  # background work outside the request path:
 # ----------------------------------------------------------------------------------- setup
 
 
-async def customer(api: httpx.AsyncClient, api_key: str, tier: int, n: int) -> Customer:
+async def customer(
+    api: httpx.AsyncClient, api_key: str, company_id: int, tier: int, n: int
+) -> Customer:
     user_id = await approved_user(api, tier, n)
     type_id = await card_type_id(api, user_id)
     card_id = await active_card(api, user_id, type_id)
@@ -86,7 +100,23 @@ async def customer(api: httpx.AsyncClient, api_key: str, tier: int, n: int) -> C
     savings_id = await open_budget(api, user_id, account_id, "Savings")
     await credit_budget(api, user_id, budget_id, BUDGET_FUNDING_EUR)
     payee_id = await verified_payee(api, user_id)
-    return Customer(api_key, user_id, type_id, card_id, account_id, budget_id, savings_id, payee_id)
+    return Customer(
+        api_key, user_id, type_id, card_id, account_id, budget_id, savings_id, payee_id, company_id
+    )
+
+
+async def with_card_refs(database_url: str, customers: list[Customer]) -> list[Customer]:
+    """The customers with their card's id at the card provider, which no API answer shows (a
+    provider's id is the provider's business): read from the database, as the provider
+    would know it."""
+    engine = create_engine(Settings(database_url=database_url))
+    try:
+        async with engine.connect() as connection:
+            found = await connection.execute(select(Card.id, Card.provider_card_id))
+            refs = {card_id: ref for card_id, ref in found}
+    finally:
+        await engine.dispose()
+    return [replace(c, card_ref=str(refs[c.card_id])) for c in customers]
 
 
 async def company_customers(
@@ -101,7 +131,8 @@ async def company_customers(
 
         async def one(i: int) -> Customer:
             async with gate:
-                return await customer(api, company.api_key, tier, company.company_id * 100_000 + i)
+                n = company.company_id * 100_000 + i
+                return await customer(api, company.api_key, company.company_id, tier, n)
 
         return list(await asyncio.gather(*(one(i) for i in range(users))))
 
@@ -203,6 +234,7 @@ def main() -> int:
         "FINPLAT_RATE_LIMIT": "1000000/second",
         "FINPLAT_LOG_LEVEL": "WARNING",
         "FINPLAT_RECONCILE_INTERVAL_SECONDS": str(RECONCILE_INTERVAL_SECONDS),
+        "FINPLAT_PROVIDER_CALLBACK_SECRET": PROVIDER_SECRET,
     }
     warmup = min(WARMUP_SECONDS, args.seconds / 4)
     database.create()
@@ -214,6 +246,7 @@ def main() -> int:
         log(f"finplat serve (pid {server.pid}) on {database.backend} database {database.name}")
         started = time.monotonic()
         customers = asyncio.run(set_up(server.base_url, env, args.companies, args.users))
+        customers = asyncio.run(with_card_refs(database.url, customers))
         took = time.monotonic() - started
         log(f"setup: {len(customers)} users in {args.companies} company(ies) in {took:.0f} s")
         for op in args.ops:

@@ -15,7 +15,11 @@ from http1 import Connection
 from load import Client, Failure, Operation, expect
 from partner_setup import user_body
 
+from finplat.providers import inbound
+
 PAYOUTS = "/api/v2/banking/payouts"
+# The card provider's callback secret the bench's server is started with.
+PROVIDER_SECRET = "bench-provider-callback-secret"  # noqa: S105
 
 
 @dataclass(frozen=True)
@@ -31,6 +35,10 @@ class Customer:
     budget_id: str
     savings_id: str
     payee_id: str
+    # The company's id and the card's id at the card provider: what the provider's real-time
+    # request names (read from the database after the setup).
+    company_id: int = 0
+    card_ref: str = ""
 
 
 def _cents(client: Client, low: int, high: int) -> float:
@@ -215,6 +223,35 @@ async def card_authorization(conn: Connection, c: Customer, client: Client) -> F
     return failure
 
 
+async def card_decision(conn: Connection, c: Customer, client: Client) -> Failure | None:
+    """The card provider's real-time request for a purchase of 1.00 to 4.99 USD, signed as the
+    provider signs (issue 32's decision alone: no sandbox provider behind it, and the
+    provider's events do not follow); it must be approved."""
+    content = json.dumps(
+        {
+            "companyId": c.company_id,
+            "authorizationId": f"auth-{client.next_id()}",
+            "cardId": c.card_ref,
+            "amountMinor": client.rng.randrange(100, 500),
+            "currency": "USD",
+            "merchant": "Coffee Shop",
+        },
+        separators=(",", ":"),
+    ).encode()
+    failure, answer = await expect(
+        conn,
+        200,
+        "POST",
+        "/providers/cardprov/authorizations",
+        api_key=None,
+        content=content,
+        headers=inbound.signature_headers(PROVIDER_SECRET, content),
+    )
+    if failure is None and json.loads(answer)["Approved"] is not True:
+        return Failure("declined", 200, answer[:300].decode(errors="replace"))
+    return failure
+
+
 # In the order a run measures them: reads first, then writes; `topup_lane_off` last, on a
 # server started again without the batched lane.
 OPERATIONS: dict[str, Operation] = {
@@ -229,6 +266,7 @@ OPERATIONS: dict[str, Operation] = {
     "budget_transfer": budget_transfer,
     "payout_create": payout_create,
     "card_authorization": card_authorization,
+    "card_decision": card_decision,
     "topup_lane_off": topup,
 }
 REQUESTS_PER_OPERATION = {"payout_create": 4}

@@ -32,18 +32,26 @@ class Connection:
         method: str,
         target: str,
         *,
-        api_key: str,
+        api_key: str | None,
         body: Any = None,
         idempotency_key: str | None = None,
+        content: bytes | None = None,
+        headers: dict[str, str] | None = None,
     ) -> tuple[int, bytes]:
-        """Send one request (`body` as JSON when given) and read its response: (status,
-        body)."""
-        head = f"{method} {target} HTTP/1.1\r\nHost: {self.host}\r\nx-api-key: {api_key}\r\n"
+        """Send one request (`body` as JSON when given, or `content` as JSON already encoded;
+        no API key when `api_key` is None) and read its response: (status, body)."""
+        head = f"{method} {target} HTTP/1.1\r\nHost: {self.host}\r\n"
+        if api_key is not None:
+            head += f"x-api-key: {api_key}\r\n"
         if idempotency_key is not None:
             head += f"Idempotency-Key: {idempotency_key}\r\n"
+        for name, value in (headers or {}).items():
+            head += f"{name}: {value}\r\n"
         payload = b""
-        if body is not None:
-            payload = json.dumps(body, separators=(",", ":")).encode()
+        if body is not None or content is not None:
+            payload = (
+                content if content is not None else json.dumps(body, separators=(",", ":")).encode()
+            )
             head += f"Content-Type: application/json\r\nContent-Length: {len(payload)}\r\n"
         elif method != "GET":
             head += "Content-Length: 0\r\n"

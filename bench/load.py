@@ -80,14 +80,22 @@ async def expect(
     method: str,
     target: str,
     *,
-    api_key: str,
+    api_key: str | None,
     body: Any = None,
     idempotency_key: str | None = None,
     step: str = "",
+    content: bytes | None = None,
+    headers: dict[str, str] | None = None,
 ) -> tuple[Failure | None, bytes]:
     """One request that must answer `status`: (None, body), or (the failure, body)."""
     got, payload = await conn.request(
-        method, target, api_key=api_key, body=body, idempotency_key=idempotency_key
+        method,
+        target,
+        api_key=api_key,
+        body=body,
+        idempotency_key=idempotency_key,
+        content=content,
+        headers=headers,
     )
     if got == status:
         return None, payload

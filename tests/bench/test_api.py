@@ -26,6 +26,7 @@ OPERATIONS = [
     "budget_transfer",
     "payout_create",
     "card_authorization",
+    "card_decision",
     "topup_lane_off",
 ]
 NUMBERS = ("ops_per_s", "p50_ms", "p99_ms", "server_cpu_us_per_op")
