@@ -70,7 +70,9 @@ class Card(CompanyOwned, Timestamped, Base):
     ledger_account_id: Mapped[int | None] = mapped_column(
         BigIntId, ForeignKey("ledger_accounts.id", ondelete="RESTRICT"), default=None
     )
-    # Persisted so a card the provider no longer lists still shows its last known balance.
+    # The balance the provider last reported (issue, top-ups, unloads, controls), persisted so
+    # a card the provider no longer lists still shows it; shown only for a card without a
+    # ledger account (`service.views`): purchases move the account, not this.
     last_balance_minor: Mapped[int] = mapped_column(BigInteger, default=0)
     outstanding_fee_minor: Mapped[int] = mapped_column(BigInteger, default=0)
     # Blocked locally for an unpaid decline fee, the provider's block not yet confirmed

@@ -208,8 +208,9 @@ async def _book(
     A partner-hosted purchase moves nothing in the ledger: the money is at the partner, which
     holds, posts and releases it (`_tell_partner`); only its status follows its totals. Nor
     does an event that leaves the hold as it is (the provider's authorization of a purchase the
-    platform's decision has already held): the card's accounts and its last balance stay as
-    the last movement left them."""
+    platform's decision has already held): the card's accounts stay as the last movement left
+    them. The card's row is not written: its balance is its ledger account's (the card's
+    `last_balance_minor` is the provider's word, for a card without an account)."""
     unmoved = clearing == 0 and refund == 0 and hold_due(txn) == txn.held_minor
     if txn.partner_decision is not None or unmoved:
         txn.status = status_of(txn).value
@@ -274,8 +275,6 @@ async def _book(
             txn.hold_transfer_id, txn.held_minor = hold.transfer_id, due
     txn.status = status_of(txn).value
     txn.updated_at = utcnow()
-    held = await ledger.balance_of(session, account)
-    card.last_balance_minor = max(held.available, 0)
     await session.flush()
 
 
