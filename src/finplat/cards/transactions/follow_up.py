@@ -13,7 +13,7 @@ finishes the same top-up instead of making a second.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import structlog
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -37,6 +37,7 @@ from finplat.providers.registry import Providers
 log = structlog.get_logger("finplat.cards.transactions")
 
 BATCH = 200
+RETRY_AFTER = timedelta(minutes=1)
 INSUFFICIENT_FUNDS = "INSUFFICIENT_FUNDS"
 
 
@@ -84,7 +85,7 @@ async def run_due(
     """One round over the purchases whose follow-up is due, every company's, oldest first;
     returns how many were followed up. The approvals with nothing to follow (no low-balance
     auto top-up on their card) are cleared together first, in one statement. A purchase
-    whose follow-up fails on something unexpected stays due and is tried again next round."""
+    whose follow-up fails on something unexpected stays due, a minute later."""
     at = now or utcnow()
     async with unit_of_work(factory) as session:
         await clear_follow_ups_with_nothing_to_do(session, now=at)
@@ -97,6 +98,12 @@ async def run_due(
                 done += await _follow_up(session, providers, company_id, txn_id, at)
         except Exception as exc:  # one purchase's failure must not hold up the others
             log.error("card_purchase_follow_up_failed", txn_id=txn_id, error=type(exc).__name__)
+            # Behind the others, so that failing purchases never fill every round's batch.
+            async with unit_of_work(factory) as session:
+                bind_company(session, company_id)
+                await CardTransactionRepository(session, company_id).follow_up_later(
+                    txn_id, at=at + RETRY_AFTER
+                )
     return done
 
 

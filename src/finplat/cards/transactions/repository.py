@@ -98,12 +98,23 @@ class CardTransactionRepository(CompanyRepository[CardTransaction]):
 
     async def follow_up_done(self, txn_id: int) -> None:
         """The purchase's follow-up ran: it is due no more."""
+        await self._follow_up_at(txn_id, None)
+
+    async def follow_up_later(self, txn_id: int, *, at: datetime) -> None:
+        """The purchase's follow-up is due again `at`, if it is still due."""
+        await self._follow_up_at(txn_id, at, still_due=True)
+
+    async def _follow_up_at(
+        self, txn_id: int, at: datetime | None, *, still_due: bool = False
+    ) -> None:
         stmt = (
             update(CardTransaction)
             .where(CardTransaction.company_id == self.company_id, CardTransaction.id == txn_id)
-            .values(follow_up_at=None)
+            .values(follow_up_at=at)
             .execution_options(synchronize_session=False)
         )
+        if still_due:
+            stmt = stmt.where(CardTransaction.follow_up_at.is_not(None))
         await self.session.execute(stmt)
 
 
