@@ -51,8 +51,9 @@ from finplat.partner_hosted.outbox import Operation
 
 APPROVED = "00"
 PARTIALLY_APPROVED = "10"
+INSUFFICIENT_FUNDS = "INSUFFICIENT_FUNDS"
 RESPONSE_CODES = {
-    "INSUFFICIENT_FUNDS": "51",
+    INSUFFICIENT_FUNDS: "51",
     "CARD_CANCELLED": "54",
     "CARD_FROZEN": "62",
     "CARD_AUTO_LOCKED": "62",
@@ -262,7 +263,7 @@ async def _judge(
         return _Judgement(None, request.amount_minor, rules, account, settlement)
     if request.partial_allowed and held.available > 0:
         return _Judgement(None, held.available, rules, account, settlement)
-    return _Judgement("INSUFFICIENT_FUNDS", 0, rules, account, settlement)
+    return _Judgement(INSUFFICIENT_FUNDS, 0, rules, account, settlement)
 
 
 def _answer(txn: CardTransaction, *, partner_hosted: bool) -> Decision:

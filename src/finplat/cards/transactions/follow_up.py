@@ -22,6 +22,7 @@ from finplat.cards import lookup
 from finplat.cards.funding import auto_topup, decline_fees
 from finplat.cards.funding.decline_fees import NO_FEE, DeclineFee
 from finplat.cards.models import Card
+from finplat.cards.transactions.decision import INSUFFICIENT_FUNDS
 from finplat.cards.transactions.models import CardTransaction
 from finplat.cards.transactions.repository import (
     CardTransactionRepository,
@@ -38,21 +39,28 @@ log = structlog.get_logger("finplat.cards.transactions")
 
 BATCH = 200
 RETRY_AFTER = timedelta(minutes=1)
-INSUFFICIENT_FUNDS = "INSUFFICIENT_FUNDS"
 
 
 async def decline_fee(
     session: AsyncSession, providers: Providers, *, card: Card, txn: CardTransaction
-) -> tuple[DeclineFee, str | None]:
+) -> DeclineFee:
     """The decline fee of a declined purchase, committed (whatever the auto top-up after it
-    does), and the auto top-up rule the purchase triggers, if any."""
+    does); none for an approval."""
     if not txn.declined:
-        return NO_FEE, auto_topup.LOW_BALANCE
+        return NO_FEE
     fee = await decline_fees.charge(
         session, providers, card=card, transaction_id=txn.authorization_id
     )
     await session.commit()
-    return fee, auto_topup.FAILED_TX if txn.decline_reason == INSUFFICIENT_FUNDS else None
+    return fee
+
+
+def triggered_rule(txn: CardTransaction) -> str | None:
+    """The auto top-up rule the decided purchase triggers: low balance after an approval,
+    failed transaction after a decline for insufficient funds, none after another decline."""
+    if not txn.declined:
+        return auto_topup.LOW_BALANCE
+    return auto_topup.FAILED_TX if txn.decline_reason == INSUFFICIENT_FUNDS else None
 
 
 async def top_up(
@@ -124,8 +132,8 @@ async def _follow_up(
     trigger, declined = txn.authorization_id, txn.declined
     if declined:
         await txns.follow_up_done(txn_id)  # committed with the fee: it is taken once
-    _, rule = await decline_fee(session, providers, card=card, txn=txn)
-    await top_up(session, providers, card, rule, trigger=trigger)
+    await decline_fee(session, providers, card=card, txn=txn)
+    await top_up(session, providers, card, triggered_rule(txn), trigger=trigger)
     if not declined:
         await txns.follow_up_done(txn_id)
         await session.commit()

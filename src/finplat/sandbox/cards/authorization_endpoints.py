@@ -214,7 +214,8 @@ async def cards_sandbox_authorize(
     txn, card = await service.find_with_card(session, company_id=company_id, txn_id=txn_id)
     fee, rule = decline_fees.NO_FEE, None
     if not decided.partner_hosted:  # the partner's balance has no fee or top-up of finplat's
-        fee, rule = await follow_up.decline_fee(session, providers, card=card, txn=txn)
+        fee = await follow_up.decline_fee(session, providers, card=card, txn=txn)
+        rule = follow_up.triggered_rule(txn)
     approved = not txn.declined
     # Answered from the purchase as it stands now: the auto top-up does not move it, and may
     # roll the session back (which would leave `txn` to be read again).
