@@ -516,7 +516,7 @@ async def test_company_accounts_read_with_accounts_by_id_stay_the_company_s(
     session: AsyncSession,
 ) -> None:
     mine, theirs = await open_book(session, "Mine Ltd"), await open_book(session, "Theirs Ltd")
-    by_kind, by_id = await ledger.company_accounts_and(
+    by_kind, by_id, _ = await ledger.company_accounts_and(
         session,
         company_id=mine.company_id,
         kinds=(ledger.CompanyAccount.MASTER, ledger.CompanyAccount.FEE_REVENUE),
@@ -528,3 +528,29 @@ async def test_company_accounts_read_with_accounts_by_id_stay_the_company_s(
         ledger.CompanyAccount.FEE_REVENUE: mine.fees,
     }
     assert by_id == {mine.card.id: mine.card}
+
+
+async def test_company_accounts_read_with_balances_give_those_by_id_their_balance(
+    session: AsyncSession,
+) -> None:
+    mine, theirs = await open_book(session, "Mine Ltd"), await open_book(session, "Theirs Ltd")
+    await fund(session, mine, mine.card, 1_000)
+    await ledger.create_pending(
+        session,
+        company_id=mine.company_id,
+        legs=[Leg(mine.card.id, -300), Leg(mine.settlement.id, 300)],
+        code="card.authorization",
+        expires_at=None,
+    )
+    await fund(session, theirs, theirs.card, 5_000)
+    _, by_id, balances = await ledger.company_accounts_and(
+        session,
+        company_id=mine.company_id,
+        kinds=(ledger.CompanyAccount.SETTLEMENT,),
+        currency="USD",
+        account_ids=[mine.card.id, theirs.card.id],
+        balances=True,
+    )
+    assert set(by_id) == set(balances) == {mine.card.id}
+    assert balances[mine.card.id] == await ledger.balance_of(session, mine.card)
+    assert balances[mine.card.id].available == 700

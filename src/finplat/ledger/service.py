@@ -228,13 +228,20 @@ async def company_accounts_and(
     kinds: Sequence[CompanyAccount],
     currency: str,
     account_ids: Sequence[int],
-) -> tuple[dict[CompanyAccount, LedgerAccount], dict[int, LedgerAccount]]:
+    balances: bool = False,
+) -> tuple[dict[CompanyAccount, LedgerAccount], dict[int, LedgerAccount], dict[int, Balance]]:
     """`company_accounts_in` and the company's accounts of `account_ids` (those that exist,
-    by id), read in one statement: a funding's company side and its card's account."""
-    by_code, by_id = await repository.find_accounts_and_ids(
-        session, **_owned_by_company(company_id, kinds, currency), account_ids=account_ids
+    by id), read in one statement: a funding's company side and its card's account. With
+    `balances` the same statement reads the latter's balances (`balance_of`; else none)."""
+    by_code, by_id, totals = await repository.find_accounts_and_ids(
+        session,
+        **_owned_by_company(company_id, kinds, currency),
+        account_ids=account_ids,
+        totals=balances,
     )
-    return await _company_accounts_found(session, company_id, kinds, currency, by_code), by_id
+    company = await _company_accounts_found(session, company_id, kinds, currency, by_code)
+    found = {i: Balance(i, by_id[i].currency, *sums) for i, sums in totals.items()}
+    return company, by_id, found
 
 
 def _owned_by_company(

@@ -8,6 +8,7 @@ import httpx
 from fastapi import FastAPI
 
 from finplat.config import Settings
+from tests.authorization.steps import max_amount_rule
 from tests.cards.funding.steps import card_balance
 from tests.cards.transactions.steps import (
     ask_in_real_time,
@@ -124,3 +125,62 @@ async def test_a_request_for_a_company_that_does_not_exist_is_404(
     )
     assert answer.status_code == 404, answer.text
     assert answer.json()["Code"] == "CARD_NOT_FOUND"
+
+
+def _request(
+    tenant: Tenant, ref: str, authorization_id: str, amount_minor: int
+) -> dict[str, object]:
+    return {
+        "companyId": tenant.company_id,
+        "authorizationId": authorization_id,
+        "cardId": ref,
+        "amountMinor": amount_minor,
+        "currency": "USD",
+        "merchant": "Network Store",
+    }
+
+
+async def test_a_companys_active_rule_declines_a_real_time_request(
+    api: httpx.AsyncClient,
+    anonymous: httpx.AsyncClient,
+    app: FastAPI,
+    settings: Settings,
+    tenant: Tenant,
+) -> None:
+    card = await funded_card(api)
+    rule = await max_amount_rule(api, card, 5, ResponseCode="61")
+    answer = await ask_in_real_time(
+        anonymous,
+        settings.provider_callback_secret,
+        _request(tenant, await provider_card_ref(app, card), "net-rt-rule", 501),
+    )
+    assert answer.status_code == 200, answer.text
+    body = answer.json()
+    assert (body["Approved"], body["DeclineReason"], body["ResponseCode"]) == (
+        False,
+        "RULE_DECLINED",
+        "61",
+    )
+    assert [f["RuleId"] for f in body["RulesFired"]] == [rule["RuleId"]]
+
+
+async def test_a_deactivated_rule_no_longer_declines_a_real_time_request(
+    api: httpx.AsyncClient,
+    anonymous: httpx.AsyncClient,
+    app: FastAPI,
+    settings: Settings,
+    tenant: Tenant,
+) -> None:
+    card = await funded_card(api)
+    rule = await max_amount_rule(api, card, 5)
+    patched = await api.patch(
+        f"/api/v2/authorization/rules/{rule['RuleId']}", json={"Active": False}
+    )
+    assert patched.status_code == 200, patched.text
+    answer = await ask_in_real_time(
+        anonymous,
+        settings.provider_callback_secret,
+        _request(tenant, await provider_card_ref(app, card), "net-rt-off", 501),
+    )
+    assert answer.status_code == 200, answer.text
+    assert (answer.json()["Approved"], answer.json()["RulesFired"]) == (True, [])

@@ -53,7 +53,7 @@ from finplat.ledger import repository as ledger_repository
 from finplat.ledger import service as ledger
 from finplat.ledger.core import Leg
 from finplat.ledger.models import LedgerAccount
-from finplat.ledger.service import CompanyAccount
+from finplat.ledger.service import Balance, CompanyAccount
 from finplat.providers.calls import CallPolicy, commit_then_call
 from finplat.providers.cards.port import (
     CardAction,
@@ -188,38 +188,56 @@ async def _funding_accounts(
     """The three sides of every card funding, read in one statement: the company's account it
     is paid from or to (`source`: the master account, or the voucher funding for a redeemed
     voucher), its fee revenue account, and the card's account (`card_account`)."""
-    company, account = await _with_card_account(
+    company, account, _ = await _with_card_account(
         session, card, (source, CompanyAccount.FEE_REVENUE), currency
     )
     return company[source], company[CompanyAccount.FEE_REVENUE], account
 
 
-async def purchase_accounts(
-    session: AsyncSession, card: Card
-) -> tuple[LedgerAccount, LedgerAccount]:
-    """The two sides of a card purchase, read in one statement: the card's account
-    (`card_account`) and the company's settlement account in the card's currency."""
-    company, account = await _with_card_account(
-        session, card, (CompanyAccount.SETTLEMENT,), card.currency
+@dataclass(frozen=True)
+class PurchaseAccounts:
+    """The two sides of a card purchase and what the card holds."""
+
+    card: LedgerAccount
+    settlement: LedgerAccount
+    balance: Balance
+
+
+async def purchase_accounts(session: AsyncSession, card: Card) -> PurchaseAccounts:
+    """The two sides of a card purchase, read in one statement with the card's balance: the
+    card's account (`card_account`) and the company's settlement account in the card's
+    currency."""
+    company, account, balance = await _with_card_account(
+        session, card, (CompanyAccount.SETTLEMENT,), card.currency, balance=True
     )
-    return account, company[CompanyAccount.SETTLEMENT]
+    assert balance is not None
+    return PurchaseAccounts(account, company[CompanyAccount.SETTLEMENT], balance)
 
 
 async def _with_card_account(
-    session: AsyncSession, card: Card, kinds: tuple[CompanyAccount, ...], currency: str
-) -> tuple[dict[CompanyAccount, LedgerAccount], LedgerAccount]:
+    session: AsyncSession,
+    card: Card,
+    kinds: tuple[CompanyAccount, ...],
+    currency: str,
+    *,
+    balance: bool = False,
+) -> tuple[dict[CompanyAccount, LedgerAccount], LedgerAccount, Balance | None]:
+    """The company's accounts of `kinds` and the card's account, with its balance when
+    asked."""
     known = card.ledger_account_id
-    company, by_id = await ledger.company_accounts_and(
+    company, by_id, balances = await ledger.company_accounts_and(
         session,
         company_id=card.company_id,
         kinds=kinds,
         currency=currency,
         account_ids=[] if known is None else [known],
+        balances=balance,
     )
     account = None if known is None else by_id.get(known)
     if account is None:
         account = await _open_card_account(session, card)
-    return company, account
+        return company, account, await ledger.balance_of(session, account) if balance else None
+    return company, account, balances.get(account.id)
 
 
 def _check_accepts_money(card: Card, currency: str) -> None:

@@ -37,12 +37,11 @@ from finplat.authorization import evaluation
 from finplat.cards.funding import service as funding
 from finplat.cards.models import Card
 from finplat.cards.status import CardStatus
-from finplat.cards.transactions import service
+from finplat.cards.transactions import repository, service
 from finplat.cards.transactions.models import CardTransaction
 from finplat.cards.transactions.purchase import PurchaseStatus
 from finplat.cards.transactions.repository import CardTransactionRepository
 from finplat.kit.clock import utcnow
-from finplat.ledger import service as ledger
 from finplat.ledger.models import LedgerAccount
 from finplat.partner_hosted import authorizations as partner
 from finplat.partner_hosted.authorizations import Hosting, PartnerDecision
@@ -101,6 +100,31 @@ class Decision:
     rules_fired: list[dict[str, Any]] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class Configured:
+    """What the card's company has configured that a decision consults, when its caller read
+    it with the card (`card_to_decide`): a partner hosting its balances, any active
+    authorization rule. Both nearly always absent, and then not read again."""
+
+    partner_hosted: bool
+    rules: bool
+
+
+async def card_to_decide(
+    session: AsyncSession, *, company_id: int, provider: str, card_ref: str
+) -> tuple[Card, Configured] | None:
+    """The card a provider's real-time request names (`card_ref`: the provider's id), locked
+    for the decision, with what its company has configured; None for a card the platform
+    does not hold."""
+    found = await repository.card_to_decide(
+        session, company_id=company_id, provider=provider, provider_card_id=card_ref
+    )
+    if found is None:
+        return None
+    card, hosted, rules = found
+    return card, Configured(partner_hosted=hosted, rules=rules)
+
+
 def response_code(reason: str | None) -> str:
     return APPROVED if reason is None else RESPONSE_CODES.get(reason, DO_NOT_HONOUR)
 
@@ -113,6 +137,7 @@ async def decide(
     request: AuthorizationRequest,
     allow_loopback: bool = False,
     follow_up_later: bool = False,
+    configured: Configured | None = None,
 ) -> Decision:
     """Approve (the hold is taken) or decline one authorization request on the company's
     card; the purchase is recorded either way. `card` is read with its row lock by the caller
@@ -120,10 +145,13 @@ async def decide(
     after the other, each on the balance the one before left. `allow_loopback`: a
     partner-hosted company's partner may be on a loopback address (development).
     `follow_up_later`: the purchase's decline fee and auto top-up are left to the background
-    job (`follow_up`), marked due with the decision, for a caller that cannot wait for them."""
-    hosting = await partner.hosting_of(
-        session, company_id=company_id, allow_loopback=allow_loopback
-    )
+    job (`follow_up`), marked due with the decision, for a caller that cannot wait for them.
+    `configured`: what the caller read with the card (`card_to_decide`), else read here."""
+    hosting = None
+    if configured is None or configured.partner_hosted:
+        hosting = await partner.hosting_of(
+            session, company_id=company_id, allow_loopback=allow_loopback
+        )
     hosted = hosting is not None
     txns = CardTransactionRepository(session, company_id)
     txn = await txns.add_new(
@@ -146,7 +174,13 @@ async def decide(
         earlier = await txns.by_authorization(card.provider, request.authorization_id)
         assert earlier is not None
         return _answer(earlier, partner_hosted=hosted)
-    judged = await _judge(session, card, request, balance_here=not hosted)
+    judged = await _judge(
+        session,
+        card,
+        request,
+        balance_here=not hosted,
+        rules_here=configured is None or configured.rules,
+    )
     reason, approved_minor, rules = judged.reason, judged.approved_minor, judged.rules
     if hosting is not None and reason is None:
         asked = await _ask_partner(session, hosting, txn, request)
@@ -231,38 +265,46 @@ class _Judgement:
 
 
 async def _judge(
-    session: AsyncSession, card: Card, request: AuthorizationRequest, *, balance_here: bool
+    session: AsyncSession,
+    card: Card,
+    request: AuthorizationRequest,
+    *,
+    balance_here: bool,
+    rules_here: bool,
 ) -> _Judgement:
-    """The card's state first, then the company's rules (each evaluated and reported), then
-    the available balance (when it is finplat's: `balance_here`)."""
+    """The card's state first, then the company's rules (each evaluated and reported; none
+    when the company has none: `rules_here` false), then the available balance (when it is
+    finplat's: `balance_here`)."""
     state = STATE_REASONS.get(CardStatus(card.status))
     if state is not None:
         return _Judgement(state, 0)
     if request.currency != card.currency:
         return _Judgement("CURRENCY_NOT_SUPPORTED", 0)
-    rules = await evaluation.evaluate(
-        session,
-        evaluation.Purchase(
-            company_id=card.company_id,
-            card_id=card.id,
-            user_id=card.user_id,
-            provider=card.provider,
-            amount_minor=request.amount_minor,
-            currency=request.currency,
-            mcc=request.mcc,
-            country=request.country,
-        ),
-    )
+    rules = evaluation.Outcome([], None)  # a company without an active rule
+    if rules_here:
+        rules = await evaluation.evaluate(
+            session,
+            evaluation.Purchase(
+                company_id=card.company_id,
+                card_id=card.id,
+                user_id=card.user_id,
+                provider=card.provider,
+                amount_minor=request.amount_minor,
+                currency=request.currency,
+                mcc=request.mcc,
+                country=request.country,
+            ),
+        )
     if rules.declined_by is not None:
         return _Judgement(RULE_DECLINED, 0, rules)
     if not balance_here:
         return _Judgement(None, request.amount_minor, rules)
-    account, settlement = await funding.purchase_accounts(session, card)
-    held = await ledger.balance_of(session, account)
-    if held.available >= request.amount_minor:
+    sides = await funding.purchase_accounts(session, card)
+    account, settlement, available = sides.card, sides.settlement, sides.balance.available
+    if available >= request.amount_minor:
         return _Judgement(None, request.amount_minor, rules, account, settlement)
-    if request.partial_allowed and held.available > 0:
-        return _Judgement(None, held.available, rules, account, settlement)
+    if request.partial_allowed and available > 0:
+        return _Judgement(None, available, rules, account, settlement)
     return _Judgement(INSUFFICIENT_FUNDS, 0, rules, account, settlement)
 
 

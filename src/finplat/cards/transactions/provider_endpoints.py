@@ -10,7 +10,7 @@ from fastapi import Header, Request
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from finplat.cards.errors import CardNotFound
-from finplat.cards.transactions import decision, service
+from finplat.cards.transactions import decision
 from finplat.cards.transactions.schemas import MID_PATTERN
 from finplat.config import Settings
 from finplat.db.tenancy import bind_company
@@ -112,15 +112,17 @@ async def provider_authorization_request(
     async with unit_of_work(request.app.state.session_factory) as session:
         # A company that does not exist holds no card: the card's read answers for both.
         bind_company(session, asked.companyId)
-        card = await service.event_card(
+        found = await decision.card_to_decide(
             session, company_id=asked.companyId, provider=provider, card_ref=asked.cardId
         )
-        if card is None:
+        if found is None:
             raise CardNotFound()
+        card, configured = found
         decided = await decision.decide(
             session,
             company_id=asked.companyId,
             card=card,
+            configured=configured,
             allow_loopback=bool(settings.allow_loopback_webhooks),
             follow_up_later=True,
             request=decision.AuthorizationRequest(

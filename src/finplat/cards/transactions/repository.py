@@ -5,15 +5,17 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Table, bindparam, exists, insert, select, update
+from sqlalchemy import Table, bindparam, exists, insert, select, true, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from finplat.authorization.models import AuthorizationRule
 from finplat.cards.funding.auto_topup import LOW_BALANCE
 from finplat.cards.funding.models import CardAutoTopup
 from finplat.cards.models import Card
 from finplat.cards.transactions.models import CardTransaction, CardTransactionEvent
 from finplat.db.dialect import inserts_ignoring_conflicts
-from finplat.db.repository import COMPANY_PARAM, CompanyRepository, of_company
+from finplat.db.repository import COMPANY_PARAM, CompanyRepository, locked, of_company
+from finplat.partner_hosted.models import PartnerHostedConfig
 
 
 class CardTransactionRepository(CompanyRepository[CardTransaction]):
@@ -118,6 +120,20 @@ class CardTransactionRepository(CompanyRepository[CardTransaction]):
         await self.session.execute(stmt)
 
 
+async def card_to_decide(
+    session: AsyncSession, *, company_id: int, provider: str, provider_card_id: str
+) -> tuple[Card, bool, bool] | None:
+    """The card a real-time request names, locked, with whether its company hosts its
+    balances at a partner and whether it has an active authorization rule."""
+    params = {
+        COMPANY_PARAM: company_id,
+        "provider": provider,
+        "provider_card_id": provider_card_id,
+    }
+    row = (await session.execute(_CARD_TO_DECIDE, params)).one_or_none()
+    return None if row is None else (row[0], bool(row[1]), bool(row[2]))
+
+
 async def holds_authorized_before(
     session: AsyncSession, *, before: datetime, limit: int
 ) -> list[tuple[int, int]]:
@@ -196,3 +212,17 @@ _INSERT_NEW = {
 # An event recorded: an INSERT into the table (the ORM's flush of a new object costs nearly
 # three times the statement, docs/performance.md; nothing reads the object back).
 _INSERT_EVENT = insert(cast(Table, CardTransactionEvent.__table__))
+# Both facts nearly always answer no, and asked in the card's own statement they cost no
+# round trip of their own (the decision's budget is the card network's).
+_CARD_TO_DECIDE = locked(
+    of_company(
+        Card,
+        Card.provider == bindparam("provider"),
+        Card.provider_card_id == bindparam("provider_card_id"),
+    )
+).add_columns(
+    exists().where(PartnerHostedConfig.company_id == Card.company_id),
+    exists().where(
+        AuthorizationRule.company_id == Card.company_id, AuthorizationRule.active == true()
+    ),
+)
