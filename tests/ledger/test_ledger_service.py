@@ -15,6 +15,7 @@ from finplat.ledger import service as ledger
 from finplat.ledger.core import MAX_BALANCE, LedgerRuleError, Leg, TransferStatus
 from finplat.ledger.models import LedgerAccount, LedgerBalance, LedgerEntry, LedgerTransfer
 from finplat.ledger.verification import verify
+from tests.databases import backend
 from tests.ledger.accounts import Book, available, fund, open_book
 
 
@@ -364,6 +365,33 @@ async def test_money_held_in_one_shard_costs_at_most_one_failed_debit(
     finally:
         event.remove(Engine, "before_cursor_execute", count)
     assert await available(session, book, book.master) == 900
+
+
+async def test_a_transfer_and_its_entries_are_written_together(session: AsyncSession) -> None:
+    """One statement on PostgreSQL (one for each table elsewhere), the entries in leg order."""
+    book = await open_book(session)
+    await fund(session, book, book.master, 10_000)
+    inserts: list[str] = []
+
+    def count(*args: object) -> None:
+        if "INSERT INTO ledger_" in str(args[2]):
+            inserts.append(str(args[2]))
+
+    event.listen(Engine, "before_cursor_execute", count)
+    try:
+        result = await ledger.post_transfer(
+            session,
+            company_id=book.company_id,
+            legs=[Leg(book.master.id, -1_000), Leg(book.card.id, 990), Leg(book.fees.id, 10)],
+            code="card.topup",
+        )
+    finally:
+        event.remove(Engine, "before_cursor_execute", count)
+    assert len(inserts) == (1 if backend() == "postgresql" else 2)
+    written = await repository.entries_of(session, transfer_id=result.transfer_id)
+    assert written == list(result.entries)
+    report = await verify(session)
+    assert report.ok, report.summary()
 
 
 async def test_database_refuses_a_negative_shard_even_if_code_forgets(

@@ -737,8 +737,7 @@ async def _record(
         details=details or {},
         expires_at=expires_at,
         now=now or utcnow(),
-    )
-    await repository.insert_entries(
-        session, transfer_id=transfer_id, entries=entries, currencies=_currencies(accounts)
+        entries=entries,
+        currencies=_currencies(accounts),
     )
     return TransferResult(transfer_id, status, tuple(entries))
