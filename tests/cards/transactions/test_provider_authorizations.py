@@ -19,6 +19,20 @@ from tests.cards.transactions.steps import (
 from tests.conftest import Tenant
 
 
+def _request(
+    company_id: int, card_ref: str, authorization_id: str, amount_minor: int
+) -> dict[str, object]:
+    """A real-time request for a USD purchase at one store."""
+    return {
+        "companyId": company_id,
+        "authorizationId": authorization_id,
+        "cardId": card_ref,
+        "amountMinor": amount_minor,
+        "currency": "USD",
+        "merchant": "Network Store",
+    }
+
+
 async def test_an_approved_request_holds_once_even_with_its_authorization_event(
     api: httpx.AsyncClient,
     anonymous: httpx.AsyncClient,
@@ -68,14 +82,7 @@ async def test_a_request_beyond_the_balance_is_declined(
     answer = await ask_in_real_time(
         anonymous,
         settings.provider_callback_secret,
-        {
-            "companyId": tenant.company_id,
-            "authorizationId": "net-rt-2",
-            "cardId": await provider_card_ref(app, card),
-            "amountMinor": 1001,
-            "currency": "USD",
-            "merchant": "Network Store",
-        },
+        _request(tenant.company_id, await provider_card_ref(app, card), "net-rt-2", 1001),
     )
     assert answer.status_code == 200, answer.text
     assert (answer.json()["Approved"], answer.json()["DeclineReason"]) == (
@@ -95,14 +102,7 @@ async def test_a_request_for_an_unknown_card_is_404(
     answer = await ask_in_real_time(
         anonymous,
         settings.provider_callback_secret,
-        {
-            "companyId": tenant.company_id,
-            "authorizationId": "net-rt-3",
-            "cardId": "cardprov_card_nobody",
-            "amountMinor": 100,
-            "currency": "USD",
-            "merchant": "Network Store",
-        },
+        _request(tenant.company_id, "cardprov_card_nobody", "net-rt-3", 100),
     )
     assert answer.status_code == 404, answer.text
 
@@ -114,30 +114,10 @@ async def test_a_request_for_a_company_that_does_not_exist_is_404(
     answer = await ask_in_real_time(
         anonymous,
         settings.provider_callback_secret,
-        {
-            "companyId": 10**12,
-            "authorizationId": "net-rt-4",
-            "cardId": await provider_card_ref(app, card),
-            "amountMinor": 100,
-            "currency": "USD",
-            "merchant": "Network Store",
-        },
+        _request(10**12, await provider_card_ref(app, card), "net-rt-4", 100),
     )
     assert answer.status_code == 404, answer.text
     assert answer.json()["Code"] == "CARD_NOT_FOUND"
-
-
-def _request(
-    tenant: Tenant, ref: str, authorization_id: str, amount_minor: int
-) -> dict[str, object]:
-    return {
-        "companyId": tenant.company_id,
-        "authorizationId": authorization_id,
-        "cardId": ref,
-        "amountMinor": amount_minor,
-        "currency": "USD",
-        "merchant": "Network Store",
-    }
 
 
 async def test_a_companys_active_rule_declines_a_real_time_request(
@@ -152,7 +132,7 @@ async def test_a_companys_active_rule_declines_a_real_time_request(
     answer = await ask_in_real_time(
         anonymous,
         settings.provider_callback_secret,
-        _request(tenant, await provider_card_ref(app, card), "net-rt-rule", 501),
+        _request(tenant.company_id, await provider_card_ref(app, card), "net-rt-rule", 501),
     )
     assert answer.status_code == 200, answer.text
     body = answer.json()
@@ -180,7 +160,7 @@ async def test_a_deactivated_rule_no_longer_declines_a_real_time_request(
     answer = await ask_in_real_time(
         anonymous,
         settings.provider_callback_secret,
-        _request(tenant, await provider_card_ref(app, card), "net-rt-off", 501),
+        _request(tenant.company_id, await provider_card_ref(app, card), "net-rt-off", 501),
     )
     assert answer.status_code == 200, answer.text
     assert (answer.json()["Approved"], answer.json()["RulesFired"]) == (True, [])
