@@ -4,8 +4,21 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Generic, TypeVar, cast
 
-from sqlalchemy import ColumnElement, Insert, Select, Table, bindparam, insert, select
+from sqlalchemy import (
+    Column,
+    ColumnElement,
+    Insert,
+    Select,
+    Table,
+    Update,
+    bindparam,
+    insert,
+    inspect,
+    select,
+    update,
+)
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm.exc import StaleDataError
 
 from finplat.db.base import CompanyOwned
 from finplat.db.dialect import for_update
@@ -48,6 +61,43 @@ class CompanyRepository(Generic[ModelT]):
         object costs nearly three times the statement, docs/performance.md)."""
         await self.session.execute(_insert(self.model), {**values, "company_id": self.company_id})
 
+    async def create(self, values: dict[str, Any]) -> ModelT:
+        """A new row of this company, inserted by a statement built once per model and loaded
+        from what it returns: an object of the session the request goes on using, without the
+        ORM's flush of a new object (about three times its statement)."""
+        found = await self.session.scalars(
+            _created(self.model), {**values, "company_id": self.company_id}
+        )
+        return cast(ModelT, found.one())
+
+    async def save(self, obj: ModelT) -> None:
+        """Write the changes of a row of this company the session has loaded: one UPDATE of
+        the changed columns by id, built once per set of columns, and the object marked as
+        written (the ORM's flush of one object costs about twice its statement: its unit of
+        work, docs/performance.md). Anything the statement cannot say — an object not yet
+        written, a change beyond its own columns — goes through the ORM's flush."""
+        state = inspect(obj)
+        if not state.committed_state:
+            return
+        attributes = state.mapper.column_attrs
+        if not state.persistent or any(key not in attributes for key in state.committed_state):
+            await self.session.flush()
+            return
+        values = {attributes[key].columns[0].key: state.dict[key] for key in state.committed_state}
+        table = cast(Table, state.mapper.local_table)
+        for column in _defaults_on_update(table):
+            if column.key not in values:
+                value = values[column.key] = column.onupdate.arg(None)  # type: ignore[union-attr]
+                state.dict[state.mapper.get_property_by_column(column).key] = value
+        params = {f"v_{key}": value for key, value in values.items()}
+        params[COMPANY_PARAM], params["r_object_id"] = self.company_id, state.identity[0]
+        connection = await self.session.connection()
+        written = await connection.execute(_update(table, frozenset(values)), params)
+        if written.rowcount != 1:
+            raise StaleDataError(f"{table.name} {state.identity[0]} is not the company's row")
+        # Everything changed is now written: the object is as clean as a flush leaves it.
+        state._commit_all(state.dict, self.session.sync_session.identity_map)
+
     async def add(self, obj: ModelT) -> ModelT:
         obj.company_id = self.company_id
         self.session.add(obj)
@@ -79,6 +129,9 @@ def lock_variants(stmt: Select[RowT]) -> dict[bool, Select[RowT]]:
 
 _BY_ID: dict[type[Any], Select[Any]] = {}
 _INSERTS: dict[type[Any], Insert] = {}
+_UPDATES: dict[tuple[Table, frozenset[str]], Update] = {}
+_CREATES: dict[type[Any], Any] = {}
+_UPDATED_BY_DEFAULT: dict[Table, list[Column[Any]]] = {}
 _FRESH: dict[str, Any] = {"populate_existing": True}
 _AS_LOADED: dict[str, Any] = {}
 
@@ -90,6 +143,42 @@ def _insert(model: type[Any]) -> Insert:
     if stmt is None:
         stmt = _INSERTS[model] = insert(cast(Table, model.__table__))
     return stmt
+
+
+def _created(model: type[Any]) -> Any:
+    """`_insert` returning the new row as the model's object, built once per model."""
+    stmt = _CREATES.get(model)
+    if stmt is None:
+        table = cast(Table, model.__table__)
+        stmt = _CREATES[model] = select(model).from_statement(insert(table).returning(*table.c))
+    return stmt
+
+
+def _update(table: Table, keys: frozenset[str]) -> Update:
+    """The UPDATE of a company's row by id setting `keys`, built once per set of columns."""
+    stmt = _UPDATES.get((table, keys))
+    if stmt is None:
+        stmt = _UPDATES[(table, keys)] = (
+            update(table)
+            .where(
+                table.c.company_id == bindparam(COMPANY_PARAM),
+                table.c.id == bindparam("r_object_id"),
+            )
+            .values({table.c[key]: bindparam(f"v_{key}") for key in sorted(keys)})
+        )
+    return stmt
+
+
+def _defaults_on_update(table: Table) -> list[Column[Any]]:
+    """The table's columns with a Python `onupdate` (`updated_at`), which an UPDATE of other
+    columns sets as the ORM's flush would."""
+    found = _UPDATED_BY_DEFAULT.get(table)
+    if found is None:
+        found = [c for c in table.c if c.onupdate is not None]
+        if any(not callable(getattr(c.onupdate, "arg", None)) for c in found):
+            raise TypeError(f"{table.name}: only Python onupdate defaults are supported")
+        _UPDATED_BY_DEFAULT[table] = found
+    return found
 
 
 def _by_id(model: type[Any]) -> Select[Any]:
