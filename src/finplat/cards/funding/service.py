@@ -43,6 +43,7 @@ from finplat.cards.funding.repository import FundingRepository
 from finplat.cards.lookup import find_card
 from finplat.cards.models import Card
 from finplat.cards.programs import change_at_provider, program_of, provider_card_id
+from finplat.cards.repository import CardRepository
 from finplat.cards.status import CardStatus
 from finplat.errors import ApiError, Conflict
 from finplat.idempotency import service as idempotency
@@ -360,7 +361,8 @@ async def _reserve_topup(
         )
     net = money.minor - fee
     paid = min(card.outstanding_fee_minor, net)
-    card.outstanding_fee_minor -= paid
+    if paid:  # else the card would be marked changed, and flushed for nothing
+        card.outstanding_fee_minor -= paid
     load = net - paid
     master, revenue, account = await _funding_accounts(session, card, money.currency, source)
     key = claim.derived_key(LOAD_STEP)
@@ -402,23 +404,21 @@ async def _record(
 ) -> CardFunding:
     """The `PENDING` funding; with `lease_until`, its provider call already leased to the
     request reserving it (no one else can see the row before that commits)."""
-    row = CardFunding(
-        company_id=card.company_id,
-        card_id=card.id,
-        kind=kind.value,
-        status=FundingStatus.PENDING.value,
-        currency=money.currency,
-        amount_minor=money.minor,
-        fee_minor=fee,
-        fee_paid_minor=fee_paid,
-        provider_key=key,
-        ledger_pending_id=pending_id,
-        trigger=trigger,
-        provider_call_until=lease_until,
+    return await FundingRepository(session, card.company_id).create(
+        {
+            "card_id": card.id,
+            "kind": kind.value,
+            "status": FundingStatus.PENDING.value,
+            "currency": money.currency,
+            "amount_minor": money.minor,
+            "fee_minor": fee,
+            "fee_paid_minor": fee_paid,
+            "provider_key": key,
+            "ledger_pending_id": pending_id,
+            "trigger": trigger,
+            "provider_call_until": lease_until,
+        }
     )
-    session.add(row)
-    await session.flush()
-    return row
 
 
 async def _restore_fee(session: AsyncSession, company_id: int, row: CardFunding) -> None:
@@ -608,7 +608,7 @@ async def complete_movement(
         set_committed_value(row, "provider_movement_id", movement_id)
     if movement is not None:
         card.last_balance_minor = movement.balance_minor
-    await session.flush()
+    await CardRepository(session, card.company_id).save(card)
     return card
 
 

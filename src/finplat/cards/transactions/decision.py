@@ -204,7 +204,7 @@ async def decide(
         txn.response_code = (
             rules.response_code if reason == RULE_DECLINED and rules else (response_code(reason))
         )
-    await session.flush()
+    await txns.save(txn)
     return _answer(txn, partner_hosted=hosted)
 
 

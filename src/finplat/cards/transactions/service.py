@@ -215,7 +215,7 @@ async def _book(
     if txn.partner_decision is not None or unmoved:
         txn.status = status_of(txn).value
         txn.updated_at = utcnow()
-        await session.flush()
+        await CardTransactionRepository(session, card.company_id).save(txn)
         return
     account = account or await funding.card_account(session, card)
     settlement = settlement or await ledger.company_account(
@@ -275,7 +275,7 @@ async def _book(
             txn.hold_transfer_id, txn.held_minor = hold.transfer_id, due
     txn.status = status_of(txn).value
     txn.updated_at = utcnow()
-    await session.flush()
+    await CardTransactionRepository(session, card.company_id).save(txn)
 
 
 async def _record(
