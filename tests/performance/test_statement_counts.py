@@ -47,10 +47,11 @@ T = TypeVar("T")
 TOPUP_BUDGET = (28, 4, 0)
 UNLOAD_BUDGET = (24, 4, 0)
 # A sandbox authorization is two requests' work (issue 32). The real-time decision: the card read
-# with its lock, the partner configuration, the purchase recorded (one insert: the unique key finds
-# an earlier ask), the rules (their BIN range a subquery), the card's and the settlement accounts
-# with the card's balance (one read), the hold (on the accounts already read), the purchase's one
-# update (the card's row is not written: its balance is its account's). The provider's
+# with its lock and whether its company has a partner configuration or an active rule (neither
+# then read), the purchase recorded (one insert: the unique key finds an earlier ask), the card's
+# and the settlement accounts with the card's balance (one read), the hold (on the accounts
+# already read; on PostgreSQL its transfer and entries one statement), the purchase's one update
+# (the card's row is not written: its balance is its account's). The provider's
 # `card.transaction` callback through the inbound path, which a real provider sends as a request of
 # its own: its log row (written processed), the company (once: the event reuses it), the card
 # locked, the purchase read with whether the event is recorded, the event's record (the hold the
@@ -59,12 +60,10 @@ UNLOAD_BUDGET = (24, 4, 0)
 # in one statement (the auto top-up does not move them), the card's auto top-up settings (the
 # decision said whether the balance is a partner's, which has none), one commit for the answer's
 # reads.
-AUTHORIZATION_BUDGET = (27, 6, 0)
+AUTHORIZATION_BUDGET = (25, 6, 0)
 # The card provider's real-time request alone (issue 32's decision; no key to check): the
-# decision above, but the card read with whether its company has a partner configuration or
-# an active rule, neither of which is then read (a company that does not exist holds no card:
-# the card's read answers for it), its purchase marked due for the background follow-up in the
-# same insert, the hold's transfer, its entries and its two balance rows, one commit.
+# decision above (a company that does not exist holds no card: the card's read answers for
+# it), its purchase marked due for the background follow-up in the same insert, one commit.
 DECISION_BUDGET = (8, 1, 0)
 # A read: the key check, the user, the budget balances, the cards, and every one of their
 # ledger totals in one statement.

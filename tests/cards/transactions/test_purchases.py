@@ -199,6 +199,33 @@ async def test_settling_an_unknown_authorization_is_404(api: httpx.AsyncClient) 
     assert response.json()["Code"] == "CARD_TRANSACTION_NOT_FOUND"
 
 
+async def test_a_purchase_naming_another_users_card_is_404_and_holds_nothing(
+    api: httpx.AsyncClient,
+) -> None:
+    card, other = await funded_card(api), await funded_card(api)
+    response = await api.post(
+        f"/api/v2/sandbox/cards/{card['Id']}/authorizations",
+        params={"userId": other["UserId"]},
+        json={"Amount": 10, "Currency": "USD", "Merchant": "Coffee Shop"},
+    )
+    assert response.status_code == 404, response.text
+    assert response.json()["Code"] == "CARD_NOT_FOUND"
+    assert await card_balance(api, card) == D(100)
+
+
+async def test_a_purchase_naming_an_unknown_user_is_404_user_not_found(
+    api: httpx.AsyncClient,
+) -> None:
+    card = await funded_card(api)
+    response = await api.post(
+        f"/api/v2/sandbox/cards/{card['Id']}/authorizations",
+        params={"userId": 10**12},
+        json={"Amount": 10, "Currency": "USD", "Merchant": "Coffee Shop"},
+    )
+    assert response.status_code == 404, response.text
+    assert response.json()["Code"] == "USER_NOT_FOUND"
+
+
 async def test_clearing_a_declined_purchase_is_409(api: httpx.AsyncClient) -> None:
     card = await funded_card(api, 10)
     answer = await authorize(api, card, 50)

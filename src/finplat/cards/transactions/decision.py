@@ -116,9 +116,25 @@ async def card_to_decide(
     """The card a provider's real-time request names (`card_ref`: the provider's id), locked
     for the decision, with what its company has configured; None for a card the platform
     does not hold."""
-    found = await repository.card_to_decide(
-        session, company_id=company_id, provider=provider, provider_card_id=card_ref
+    return _configured(
+        await repository.card_to_decide(
+            session, company_id=company_id, provider=provider, provider_card_id=card_ref
+        )
     )
+
+
+async def user_card_to_decide(
+    session: AsyncSession, *, company_id: int, card_id: int, user_id: int
+) -> tuple[Card, Configured] | None:
+    """The user's card a sandbox purchase names, as `card_to_decide`."""
+    return _configured(
+        await repository.card_to_decide(
+            session, company_id=company_id, card_id=card_id, user_id=user_id
+        )
+    )
+
+
+def _configured(found: tuple[Card, bool, bool] | None) -> tuple[Card, Configured] | None:
     if found is None:
         return None
     card, hosted, rules = found

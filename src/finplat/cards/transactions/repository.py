@@ -121,16 +121,28 @@ class CardTransactionRepository(CompanyRepository[CardTransaction]):
 
 
 async def card_to_decide(
-    session: AsyncSession, *, company_id: int, provider: str, provider_card_id: str
+    session: AsyncSession,
+    *,
+    company_id: int,
+    provider: str | None = None,
+    provider_card_id: str | None = None,
+    card_id: int | None = None,
+    user_id: int | None = None,
 ) -> tuple[Card, bool, bool] | None:
-    """The card a real-time request names, locked, with whether its company hosts its
-    balances at a partner and whether it has an active authorization rule."""
-    params = {
-        COMPANY_PARAM: company_id,
-        "provider": provider,
-        "provider_card_id": provider_card_id,
-    }
-    row = (await session.execute(_CARD_TO_DECIDE, params)).one_or_none()
+    """The card a purchase names — the provider's card id (a real-time request) or the card
+    and its user (a sandbox purchase) — locked, with whether its company hosts its balances
+    at a partner and whether it has an active authorization rule."""
+    if card_id is None:
+        stmt = _CARD_TO_DECIDE
+        params = {
+            COMPANY_PARAM: company_id,
+            "provider": provider,
+            "provider_card_id": provider_card_id,
+        }
+    else:
+        stmt = _USER_CARD_TO_DECIDE
+        params = {COMPANY_PARAM: company_id, "card_id": card_id, "user_id": user_id}
+    row = (await session.execute(stmt, params)).one_or_none()
     return None if row is None else (row[0], bool(row[1]), bool(row[2]))
 
 
@@ -214,15 +226,19 @@ _INSERT_NEW = {
 _INSERT_EVENT = insert(cast(Table, CardTransactionEvent.__table__))
 # Both facts nearly always answer no, and asked in the card's own statement they cost no
 # round trip of their own (the decision's budget is the card network's).
+_CONFIGURED = (
+    exists().where(PartnerHostedConfig.company_id == Card.company_id),
+    exists().where(
+        AuthorizationRule.company_id == Card.company_id, AuthorizationRule.active == true()
+    ),
+)
 _CARD_TO_DECIDE = locked(
     of_company(
         Card,
         Card.provider == bindparam("provider"),
         Card.provider_card_id == bindparam("provider_card_id"),
     )
-).add_columns(
-    exists().where(PartnerHostedConfig.company_id == Card.company_id),
-    exists().where(
-        AuthorizationRule.company_id == Card.company_id, AuthorizationRule.active == true()
-    ),
-)
+).add_columns(*_CONFIGURED)
+_USER_CARD_TO_DECIDE = locked(
+    of_company(Card, Card.id == bindparam("card_id"), Card.user_id == bindparam("user_id"))
+).add_columns(*_CONFIGURED)

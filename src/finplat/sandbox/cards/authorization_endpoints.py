@@ -14,6 +14,7 @@ from pydantic import ConfigDict, Field
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.cards import lookup, programs
+from finplat.cards.errors import CardNotFound
 from finplat.cards.funding import decline_fees
 from finplat.cards.funding.schemas import CardCurrency, cents
 from finplat.cards.schemas import CardIdPath
@@ -161,9 +162,13 @@ async def cards_sandbox_authorize(
 ) -> AuthorizationResult:
     company_id = principal.company_id
     money = requested_amount(body.Amount, body.Currency.value)
-    card = await lookup.find_card(
-        session, company_id=company_id, card_id=cardId, user_id=userId, lock=True
+    found = await decision.user_card_to_decide(
+        session, company_id=company_id, card_id=cardId, user_id=userId
     )
+    if found is None:  # which 404: the card's or its user's
+        await lookup.find_card(session, company_id=company_id, card_id=cardId, user_id=userId)
+        raise CardNotFound()
+    card, configured = found
     simulation = programs.simulation_of(providers, card, what="purchases")
     card_ref = programs.provider_card_id(card)
     authorization_id = simulation.new_authorization_id()
@@ -171,6 +176,7 @@ async def cards_sandbox_authorize(
         session,
         company_id=company_id,
         card=card,
+        configured=configured,
         allow_loopback=bool(request.app.state.settings.allow_loopback_webhooks),
         request=decision.AuthorizationRequest(
             authorization_id=authorization_id,
