@@ -128,7 +128,7 @@ async def user_card_to_decide(
 ) -> tuple[Card, Configured] | None:
     """The user's card a sandbox purchase names, as `card_to_decide`."""
     return _configured(
-        await repository.card_to_decide(
+        await repository.user_card_to_decide(
             session, company_id=company_id, card_id=card_id, user_id=user_id
         )
     )

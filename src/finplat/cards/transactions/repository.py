@@ -121,28 +121,26 @@ class CardTransactionRepository(CompanyRepository[CardTransaction]):
 
 
 async def card_to_decide(
-    session: AsyncSession,
-    *,
-    company_id: int,
-    provider: str | None = None,
-    provider_card_id: str | None = None,
-    card_id: int | None = None,
-    user_id: int | None = None,
+    session: AsyncSession, *, company_id: int, provider: str, provider_card_id: str
 ) -> tuple[Card, bool, bool] | None:
-    """The card a purchase names — the provider's card id (a real-time request) or the card
-    and its user (a sandbox purchase) — locked, with whether its company hosts its balances
-    at a partner and whether it has an active authorization rule."""
-    if card_id is None:
-        stmt = _CARD_TO_DECIDE
-        params = {
-            COMPANY_PARAM: company_id,
-            "provider": provider,
-            "provider_card_id": provider_card_id,
-        }
-    else:
-        stmt = _USER_CARD_TO_DECIDE
-        params = {COMPANY_PARAM: company_id, "card_id": card_id, "user_id": user_id}
-    row = (await session.execute(stmt, params)).one_or_none()
+    """The card a provider's real-time request names, locked, with whether its company hosts
+    its balances at a partner and whether it has an active authorization rule."""
+    params = {"provider": provider, "provider_card_id": provider_card_id}
+    return await _card_and_configured(session, _CARD_TO_DECIDE, company_id, params)
+
+
+async def user_card_to_decide(
+    session: AsyncSession, *, company_id: int, card_id: int, user_id: int
+) -> tuple[Card, bool, bool] | None:
+    """The user's card a sandbox purchase names, as `card_to_decide`."""
+    params = {"card_id": card_id, "user_id": user_id}
+    return await _card_and_configured(session, _USER_CARD_TO_DECIDE, company_id, params)
+
+
+async def _card_and_configured(
+    session: AsyncSession, stmt: Any, company_id: int, params: dict[str, Any]
+) -> tuple[Card, bool, bool] | None:
+    row = (await session.execute(stmt, {COMPANY_PARAM: company_id, **params})).one_or_none()
     return None if row is None else (row[0], bool(row[1]), bool(row[2]))
 
 
