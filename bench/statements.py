@@ -39,10 +39,15 @@ from partner_setup import (
     approved_user,
     card_type_id,
     create_company,
+    credit_budget,
+    default_budget,
     fund_master,
     idempotency_key,
+    open_bank_account,
+    open_budget,
     tier_id,
     top_up,
+    verified_payee,
 )
 from run_database import (
     FINPLAT,
@@ -59,6 +64,9 @@ from finplat.app import create_app
 from finplat.config import Settings
 from finplat.db import prepared
 
+PAYOUTS = "/api/v2/banking/payouts"
+# An approval is verified once and paid once: `--repeat` does not time these again.
+SPENT_ONCE = {"payout_verify", "payout_create"}
 CONTROL = ("BEGIN", "SAVEPOINT", "RELEASE", "ROLLBACK", "COMMIT")
 
 
@@ -137,6 +145,61 @@ class Counting:
         return tally
 
 
+@dataclass
+class Payout:
+    """The four requests of a payout, as `bench/api.py`'s `payout_create` sends them: each
+    step uses what the one before answered, so they are counted in this order."""
+
+    api: httpx.AsyncClient
+    user_id: int
+    account_id: str
+    budget_id: str
+    payee_id: str
+    approval: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def terms(self) -> dict[str, Any]:
+        return {
+            "AccountId": self.account_id,
+            "BudgetId": self.budget_id,
+            "PayeeId": self.payee_id,
+            "Amount": 1.25,
+            "Currency": "EUR",
+        }
+
+    async def check(self) -> httpx.Response:
+        return await self.api.post(
+            f"{PAYOUTS}/check", params={"userId": self.user_id}, json=self.terms
+        )
+
+    async def initiate(self) -> httpx.Response:
+        response = await self.api.post(
+            f"{PAYOUTS}/initiate",
+            params={"userId": self.user_id},
+            json=self.terms,
+            headers=idempotency_key("payout"),
+        )
+        if response.status_code == 201:
+            self.approval = response.json()
+        return response
+
+    async def verify(self) -> httpx.Response:
+        token = {"VerificationToken": self.approval["VerificationToken"]}
+        return await self.api.post(
+            f"{PAYOUTS}/approvals/{self.approval['ApprovalId']}/verify",
+            params={"userId": self.user_id},
+            json=token,
+        )
+
+    async def create(self) -> httpx.Response:
+        return await self.api.post(
+            PAYOUTS,
+            params={"userId": self.user_id},
+            json={**self.terms, "ApprovalId": self.approval["ApprovalId"]},
+            headers=idempotency_key("payout"),
+        )
+
+
 def app_on(url: str, runners: int) -> FastAPI:
     app: FastAPI = create_app(
         Settings(
@@ -181,6 +244,12 @@ async def measure(database: BenchDatabase, env: dict[str, str], show: bool, repe
         user_id = await approved_user(api, await tier_id(api), 1)
         card_id = await active_card(api, user_id, await card_type_id(api, user_id))
         await top_up(api, card_id, 1000)  # the company's first top-up makes its fee account
+        account_id = await open_bank_account(api, user_id)
+        budget_id = await default_budget(api, user_id)
+        savings_id = await open_budget(api, user_id, account_id, "Savings")
+        await credit_budget(api, user_id, budget_id, 10_000)
+        payee_id = await verified_payee(api, user_id)
+        payout = Payout(api, user_id, account_id, budget_id, payee_id)
         for client in clients.values():
             await client.get("/api/v2/tiers")  # the key is known to each app's process
         requests: list[tuple[str, str, Callable[[], Awaitable[httpx.Response]]]] = [
@@ -218,6 +287,25 @@ async def measure(database: BenchDatabase, env: dict[str, str], show: bool, repe
                     json={"Amount": 2.5, "Currency": "USD", "Merchant": "Coffee Shop"},
                 ),
             ),
+            (
+                "budget_transfer",
+                "route",
+                lambda: api.post(
+                    f"/api/v2/banking/budgets/{budget_id}/transfer",
+                    params={"userId": user_id},
+                    json={
+                        "AccountId": account_id,
+                        "Amount": 1.5,
+                        "Currency": "EUR",
+                        "DestinationBudgetId": savings_id,
+                    },
+                    headers=idempotency_key("transfer"),
+                ),
+            ),
+            ("payout_check", "route", payout.check),
+            ("payout_initiate", "route", payout.initiate),
+            ("payout_verify", "route", payout.verify),
+            ("payout_create", "route", payout.create),
         ]
         if "lane" in clients:
             lane = clients["lane"]
@@ -237,7 +325,7 @@ async def measure(database: BenchDatabase, env: dict[str, str], show: bool, repe
         for op, _where, request in requests:
             tally = await counting.count(request)
             line = tally.line(op, database.backend)
-            if repeat:
+            if repeat and op not in SPENT_ONCE:
                 line["cpu_us_per_request"] = round(await cpu_per_request(request, repeat))
             print(json.dumps(line), flush=True)
             if show:
