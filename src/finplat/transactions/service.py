@@ -107,26 +107,26 @@ async def record(
     metadata: Mapping[str, Any] | None = None,
 ) -> Transaction:
     now = utcnow()
-    return await TransactionRepository(session, company_id).add(
-        Transaction(
-            user_id=user_id,
-            type=type_.value,
-            status=status.value,
-            provider=provider,
-            amount_minor=amount_minor,
-            currency=currency,
-            fee_minor=fee_minor,
-            fee_currency=fee_currency,
-            budget_id=budget_id,
-            provider_reference=provider_reference,
-            provider_key=provider_key,
-            ledger_pending_id=ledger_pending_id,
-            related_card_transaction_id=related_card_transaction_id,
-            details=json.dumps(dict(metadata or {}), sort_keys=True, default=str),
-            completed_at=now if status is TransactionStatus.COMPLETED else None,
-            created_at=now,
-            updated_at=now,
-        )
+    return await TransactionRepository(session, company_id).create(
+        {
+            "user_id": user_id,
+            "type": type_.value,
+            "status": status.value,
+            "provider": provider,
+            "amount_minor": amount_minor,
+            "currency": currency,
+            "fee_minor": fee_minor,
+            "fee_currency": fee_currency,
+            "budget_id": budget_id,
+            "provider_reference": provider_reference,
+            "provider_key": provider_key,
+            "ledger_pending_id": ledger_pending_id,
+            "related_card_transaction_id": related_card_transaction_id,
+            "details": json.dumps(dict(metadata or {}), sort_keys=True, default=str),
+            "completed_at": now if status is TransactionStatus.COMPLETED else None,
+            "created_at": now,
+            "updated_at": now,
+        }
     )
 
 
@@ -174,7 +174,7 @@ async def settle(
     transaction.updated_at = now
     if status is TransactionStatus.COMPLETED:
         transaction.completed_at = now
-    await session.flush()
+    await TransactionRepository(session, transaction.company_id).save(transaction)
     return True
 
 
