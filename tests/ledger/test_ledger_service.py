@@ -582,3 +582,74 @@ async def test_company_accounts_read_with_balances_give_those_by_id_their_balanc
     assert set(by_id) == set(balances) == {mine.card.id}
     assert balances[mine.card.id] == await ledger.balance_of(session, mine.card)
     assert balances[mine.card.id].available == 700
+
+
+async def test_an_account_s_balance_is_read_in_the_statement_that_finds_it(
+    session: AsyncSession,
+) -> None:
+    book = await open_book(session)
+    await fund(session, book, book.card, 1_000)
+    await ledger.create_pending(
+        session,
+        company_id=book.company_id,
+        legs=[Leg(book.card.id, -300), Leg(book.settlement.id, 300)],
+        code="card.authorization",
+        expires_at=None,
+    )
+    read = await ledger.balance(session, company_id=book.company_id, account_id=book.card.id)
+    assert read == await ledger.balance_of(session, book.card)
+    assert (read.currency, read.posted, read.pending_debits, read.available) == (
+        "USD",
+        1_000,
+        300,
+        700,
+    )
+
+
+async def test_an_account_without_balance_rows_reads_as_zero(session: AsyncSession) -> None:
+    book = await open_book(session)
+    read = await ledger.balance(session, company_id=book.company_id, account_id=book.fees.id)
+    assert (read.posted, read.pending_debits, read.pending_credits) == (0, 0, 0)
+
+
+async def test_another_company_s_account_has_no_balance_for_a_company(
+    session: AsyncSession,
+) -> None:
+    mine, theirs = await open_book(session, "Mine Ltd"), await open_book(session, "Theirs Ltd")
+    await fund(session, theirs, theirs.card, 1_000)
+    with pytest.raises(ledger.AccountNotFound):
+        await ledger.balance(session, company_id=mine.company_id, account_id=theirs.card.id)
+
+
+async def test_a_reservation_settles_from_what_it_holds_without_reading_it_again(
+    session: AsyncSession,
+) -> None:
+    book = await open_book(session)
+    await fund(session, book, book.card, 1_000)
+    reservation = await ledger.reserve(
+        session,
+        company_id=book.company_id,
+        legs=[Leg(book.card.id, -400), Leg(book.master.id, 400)],
+        code="banking.budget_transfer",
+        expires_at=None,
+    )
+    assert {a.id for a in reservation.accounts} == {book.card.id, book.master.id}
+    reads: list[str] = []
+
+    def count(*args: object) -> None:
+        if str(args[2]).lstrip().upper().startswith("SELECT"):
+            reads.append(str(args[2]))
+
+    event.listen(Engine, "before_cursor_execute", count)
+    try:
+        await ledger.post_pending(
+            session,
+            company_id=book.company_id,
+            pending_id=reservation.result.transfer_id,
+            reservation=reservation,
+        )
+    finally:
+        event.remove(Engine, "before_cursor_execute", count)
+    assert reads == []
+    assert await available(session, book, book.card) == 600
+    assert await available(session, book, book.master) == 400

@@ -552,6 +552,36 @@ _BALANCE_TOTALS = select(
 ).where(LedgerBalance.account_id == bindparam("account_id"))
 
 
+_ACCOUNT_TOTALS = (
+    select(
+        LedgerAccount.currency,
+        func.sum(LedgerBalance.posted),
+        func.sum(LedgerBalance.pending_debits),
+        func.sum(LedgerBalance.pending_credits),
+    )
+    .select_from(LedgerAccount)
+    .outerjoin(LedgerBalance, LedgerBalance.account_id == LedgerAccount.id)
+    .where(
+        LedgerAccount.company_id == bindparam("a_company_id"),
+        LedgerAccount.id == bindparam("account_id"),
+    )
+    .group_by(LedgerAccount.id, LedgerAccount.currency)
+)
+
+
+async def account_totals(
+    session: AsyncSession, *, company_id: int, account_id: int
+) -> tuple[str, int, int, int] | None:
+    """The currency and `balance_totals` of the company's account `account_id`, in the
+    statement that finds it (None: no such account of the company)."""
+    params = {"a_company_id": company_id, "account_id": account_id}
+    found = (await session.execute(_ACCOUNT_TOTALS, params)).one_or_none()
+    if found is None:
+        return None
+    currency, posted, pending_debits, pending_credits = found
+    return str(currency), int(posted or 0), int(pending_debits or 0), int(pending_credits or 0)
+
+
 async def balance_totals(session: AsyncSession, *, account_id: int) -> tuple[int, int, int]:
     """(posted, pending_debits, pending_credits) summed over the account's shards."""
     found = await session.execute(_BALANCE_TOTALS, {"account_id": account_id})

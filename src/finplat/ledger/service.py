@@ -280,12 +280,12 @@ async def company_accounts(
 
 
 async def balance(session: AsyncSession, *, company_id: int, account_id: int) -> Balance:
-    accounts = await repository.accounts_by_id(
-        session, company_id=company_id, account_ids=[account_id]
-    )
-    if account_id not in accounts:
+    """The balance of the company's account `account_id` (`AccountNotFound` for any other),
+    one statement."""
+    found = await repository.account_totals(session, company_id=company_id, account_id=account_id)
+    if found is None:
         raise AccountNotFound()
-    return await balance_of(session, accounts[account_id])
+    return Balance(account_id, *found)
 
 
 async def balance_of(session: AsyncSession, account: LedgerAccount) -> Balance:
@@ -378,6 +378,34 @@ async def create_pending(
     elsewhere (a card network's purchases) may take below zero. `accounts`: the legs'
     accounts when the caller has just read them (of `company_id`), to save reading them
     again."""
+    reservation = await reserve(
+        session,
+        company_id=company_id,
+        legs=legs,
+        code=code,
+        expires_at=expires_at,
+        reference=reference,
+        details=details,
+        require_available=require_available,
+        accounts=accounts,
+    )
+    return reservation.result
+
+
+async def reserve(
+    session: AsyncSession,
+    *,
+    company_id: int,
+    legs: Sequence[Leg],
+    code: str,
+    expires_at: datetime | None,
+    reference: str | None = None,
+    details: dict[str, Any] | None = None,
+    require_available: bool = False,
+    accounts: Sequence[LedgerAccount] = (),
+) -> Reservation:
+    """`create_pending`, answered with the accounts of its legs: what `post_pending` needs to
+    settle it in the same request without reading the transfer again."""
     accounts_by_id = {a.id: a for a in accounts if a.company_id == company_id}
     if all(leg.account_id in accounts_by_id for leg in legs):
         validate_legs(legs, _currencies(accounts_by_id))
@@ -386,7 +414,7 @@ async def create_pending(
     entries = await _apply_new_legs(
         session, accounts_by_id, legs, pending=True, require_available=require_available
     )
-    return await _record(
+    result = await _record(
         session,
         company_id=company_id,
         kind=TransferKind.PENDING,
@@ -398,6 +426,7 @@ async def create_pending(
         details=details,
         expires_at=expires_at,
     )
+    return Reservation(result, tuple(accounts_by_id.values()))
 
 
 async def post_pending(
