@@ -25,9 +25,9 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import ROUND_CEILING, ROUND_DOWN, Decimal
-from typing import Protocol, runtime_checkable
+from typing import Protocol, cast, runtime_checkable
 
-from sqlalchemy import select
+from sqlalchemy import Table, insert, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.db.dialect import for_update, insert_ignoring_conflicts
@@ -53,6 +53,9 @@ from finplat.providers.banking.sandbox.models import (
 from finplat.providers.banking.sandbox.payees import PayeeUnknown, sandbox_payee
 from finplat.providers.errors import ProviderRejected
 from finplat.providers.sandbox.faults import FaultMode
+
+_PAYMENTS = cast(Table, SandboxBankprovPayment.__table__)
+_BATCHES = cast(Table, SandboxBankprovPaymentBatch.__table__)
 
 OPERATIONS: tuple[str, ...] = (
     "price_payment",
@@ -459,56 +462,61 @@ class SandboxPayments(SandboxBankingCore):
         )
         now = utcnow()
         batch_id = f"bp_bat_{uuid.uuid4().hex[:24]}"
-        inserted = await session.execute(
-            insert_ignoring_conflicts(session, SandboxBankprovPayment)
-            .values(
-                company_id=company_id,
-                idempotency_key=idempotency_key,
-                batch_id=batch_id,
-                budget_id=budget_id,
-                payee_id=payee_id,
-                payment_method=beneficiary.payment_method,
-                beneficiary_name=beneficiary.name,
-                beneficiary_account_last4=beneficiary.account_last4,
-                amount_minor=price.amount_minor,
-                currency=price.currency,
-                debit_amount_minor=price.debit_amount_minor,
-                debit_currency=price.debit_currency,
-                fee_minor=price.fee_minor,
-                rate=str(price.rate),
-                reference=reference,
-                status=PaymentStatus.PENDING.value,
-                created_at=now,
-                updated_at=now,
-            )
-            .returning(SandboxBankprovPayment.id)
-        )
-        if inserted.scalar_one_or_none() is not None:
-            converts = currency != debit_currency
-            session.add(
-                SandboxBankprovPaymentBatch(
+        written = await session.scalars(
+            select(SandboxBankprovPayment).from_statement(
+                insert_ignoring_conflicts(session, SandboxBankprovPayment)
+                .values(
                     company_id=company_id,
+                    idempotency_key=idempotency_key,
                     batch_id=batch_id,
                     budget_id=budget_id,
-                    status=BatchStatus.PENDING,
-                    order_id=f"bp_ord_{uuid.uuid4().hex[:24]}" if converts else None,
-                    order_status=OrderStatus.OPEN if converts else None,
+                    payee_id=payee_id,
+                    payment_method=beneficiary.payment_method,
+                    beneficiary_name=beneficiary.name,
+                    beneficiary_account_last4=beneficiary.account_last4,
+                    amount_minor=price.amount_minor,
+                    currency=price.currency,
+                    debit_amount_minor=price.debit_amount_minor,
+                    debit_currency=price.debit_currency,
+                    fee_minor=price.fee_minor,
+                    rate=str(price.rate),
+                    reference=reference,
+                    status=PaymentStatus.PENDING.value,
                     created_at=now,
                     updated_at=now,
                 )
+                .returning(*_PAYMENTS.c)
             )
-            await self.move(
-                session,
+        )
+        created: SandboxBankprovPayment | None = written.one_or_none()
+        if created is None:
+            # Another request under the same key wrote it first: the provider's one payment.
+            found = await self._pay_by_key(session, idempotency_key)
+            assert found is not None
+            return found
+        converts = currency != debit_currency
+        await session.execute(
+            insert(_BATCHES).values(
                 company_id=company_id,
+                batch_id=batch_id,
                 budget_id=budget_id,
-                currency=debit_currency,
-                amount_minor=-(price.debit_amount_minor + price.fee_minor),
-                kind="payment",
-                reference=idempotency_key,
+                status=BatchStatus.PENDING,
+                order_id=f"bp_ord_{uuid.uuid4().hex[:24]}" if converts else None,
+                order_status=OrderStatus.OPEN if converts else None,
+                created_at=now,
+                updated_at=now,
             )
-        row = await self._pay_by_key(session, idempotency_key)
-        assert row is not None
-        return row
+        )
+        await self.move(
+            session,
+            company_id=company_id,
+            budget_id=budget_id,
+            currency=debit_currency,
+            amount_minor=-(price.debit_amount_minor + price.fee_minor),
+            kind="payment",
+            reference=idempotency_key,
+        )
+        return created
 
     async def _pay_beneficiary(
         self, session: AsyncSession, company_id: int, payee_id: str

@@ -77,50 +77,40 @@ class SandboxTransfers(SandboxBankingCore):
                 if mode is FaultMode.PENDING
                 else ProviderTransferStatus.COMPLETED
             )
-            transfer_id = f"bp_trf_{uuid.uuid4().hex[:24]}"
             now = utcnow()
+            values = {
+                "company_id": company_id,
+                "transfer_id": f"bp_trf_{uuid.uuid4().hex[:24]}",
+                "idempotency_key": idempotency_key,
+                "from_budget_id": from_budget_id,
+                "to_budget_id": target,
+                "to_master": to_budget_id is None,
+                "currency": currency,
+                "amount_minor": amount_minor,
+                "status": status.value,
+                "created_at": now,
+                "completed_at": now if status is ProviderTransferStatus.COMPLETED else None,
+            }
             inserted = await session.execute(
-                insert_ignoring_conflicts(session, SandboxBankprovTransfer).values(
-                    company_id=company_id,
-                    transfer_id=transfer_id,
-                    idempotency_key=idempotency_key,
-                    from_budget_id=from_budget_id,
-                    to_budget_id=target,
-                    to_master=to_budget_id is None,
-                    currency=currency,
-                    amount_minor=amount_minor,
-                    status=status.value,
-                    created_at=now,
-                    completed_at=now if status is ProviderTransferStatus.COMPLETED else None,
-                )
+                insert_ignoring_conflicts(session, SandboxBankprovTransfer).values(**values)
             )
-            row = await self._transfer_row(session, company_id, idempotency_key)
-            assert row is not None
             if inserted.rowcount == 1:  # type: ignore[attr-defined]
-                await self.lock_balances(
-                    session,
-                    company_id=company_id,
-                    currency=currency,
-                    budget_ids={from_budget_id, target},
+                # What was just written, without reading it back.
+                row = SandboxBankprovTransfer(**values)
+                await self._move_both(
+                    session, row, completed=status is ProviderTransferStatus.COMPLETED
                 )
-                await self.move(
-                    session,
-                    company_id=company_id,
-                    budget_id=from_budget_id,
-                    currency=currency,
-                    amount_minor=-amount_minor,
-                    kind="transfer_out",
-                    reference=row.transfer_id,
-                )
-                if status is ProviderTransferStatus.COMPLETED:
-                    await self._credit_destination(session, row)
-            elif (row.from_budget_id, row.to_budget_id, row.currency, row.amount_minor) != (
-                from_budget_id,
-                target,
-                currency,
-                amount_minor,
-            ):
-                raise TransferKeyReused()
+            else:
+                found = await self._transfer_row(session, company_id, idempotency_key)
+                assert found is not None
+                row = found
+                if (row.from_budget_id, row.to_budget_id, row.currency, row.amount_minor) != (
+                    from_budget_id,
+                    target,
+                    currency,
+                    amount_minor,
+                ):
+                    raise TransferKeyReused()
             result = _view(row)
         if mode is FaultMode.TIMEOUT:
             await self.sim.hang()
@@ -150,6 +140,26 @@ class SandboxTransfers(SandboxBankingCore):
         return result
 
     # --------------------------------------------------------------------------- private
+
+    async def _move_both(
+        self, session: AsyncSession, row: SandboxBankprovTransfer, *, completed: bool
+    ) -> None:
+        """Debit the source and, when the transfer completed at once, credit the destination,
+        in budget id order: each UPDATE locks its balance, and one order for every transfer
+        means opposite transfers between the same budgets wait instead of deadlocking."""
+        moves = [(row.from_budget_id, -row.amount_minor, "transfer_out")]
+        if completed:
+            moves.append((row.to_budget_id, row.amount_minor, "transfer_in"))
+        for budget_id, amount_minor, kind in sorted(moves):
+            await self.move(
+                session,
+                company_id=row.company_id,
+                budget_id=budget_id,
+                currency=row.currency,
+                amount_minor=amount_minor,
+                kind=kind,
+                reference=row.transfer_id,
+            )
 
     async def _credit_destination(
         self, session: AsyncSession, row: SandboxBankprovTransfer
