@@ -27,6 +27,8 @@ from sqlalchemy.orm import Session
 
 from finplat.config import Settings
 from finplat.mor.access import PREFIX
+from tests.banking.payouts import steps as payouts
+from tests.banking.steps import create_budget
 from tests.cards.funding.steps import active_card, purchase, route_only, topup, unload
 from tests.cards.transactions.steps import ask_in_real_time, provider_card_ref
 from tests.conftest import Tenant
@@ -65,6 +67,28 @@ AUTHORIZATION_BUDGET = (25, 6, 0)
 # decision above (a company that does not exist holds no card: the card's read answers for
 # it), its purchase marked due for the background follow-up in the same insert, one commit.
 DECISION_BUDGET = (8, 1, 0)
+# A transfer between two budgets of an account: the key's claim; the account (the user read only
+# when the account is not theirs), both budgets in one read and both balances in another; the
+# reservation (its two accounts read, each balance row changed, the transfer with its entries)
+# and the PENDING transaction, checkpointed and committed before the provider is called. The
+# sandbox provider (its fault check, on SQLite only; the budgets and the account; its transfer,
+# not read back; both balances changed in budget id order, each with its statement line). The
+# answer: the transaction locked, the reservation posted from what the request holds (neither
+# its entries nor its accounts read again), the transaction settled, the key's answer stored.
+# On PostgreSQL each transfer and its entries are one statement (24).
+BUDGET_TRANSFER_BUDGET = (28, 4, 0)
+# A payout's check: the account, the budget, the payee and its funding balance; the provider's
+# price (the sandbox's fault check on SQLite, its budget); the balance's account with its
+# totals in one statement.
+PAYOUT_CHECK_BUDGET = (8, 4, 0)
+# A payout's create: the claim, the terms resolved as for the check, the approval read and
+# used (one conditional UPDATE, which the object then reflects), the budget's and the
+# settlement's accounts in one read, the reservation, the PENDING transaction, the approval's
+# transaction id, the checkpoint; the provider (the budget and payee it pays from and to are
+# those the request has just read; the sandbox: its payment by key, the budget, the payee, the
+# payment inserted and returned, its batch, the budget's balance and its statement line); the
+# payout locked and noted with the provider's ids, the key's answer stored (24 on PostgreSQL).
+PAYOUT_CREATE_BUDGET = (27, 4, 0)
 # A read: the key check, the user, the budget balances, the cards, and every one of their
 # ledger totals in one statement.
 BALANCE_BUDGET = (5, 1, 0)
@@ -210,6 +234,55 @@ async def test_a_real_time_decision_stays_within_its_statement_and_commit_budget
     assert response.status_code == 200, response.text
     assert response.json()["Approved"] is True
     assert tally.within(DECISION_BUDGET), str(tally)
+
+
+async def test_a_budget_transfer_stays_within_its_statement_and_commit_budget(
+    api: httpx.AsyncClient, tally: Tally
+) -> None:
+    user, budget, _ = await payouts.payout_setup(api)
+    savings = await create_budget(api, user)
+    body = {
+        "AccountId": user["AccountId"],
+        "Amount": 1.5,
+        "Currency": "EUR",
+        "DestinationBudgetId": savings["BudgetId"],
+    }
+    response = await tally.count(
+        lambda: api.post(
+            f"/api/v2/banking/budgets/{budget['BudgetId']}/transfer",
+            params={"userId": user["Id"]},
+            json=body,
+            headers={"Idempotency-Key": "counted-transfer"},
+        )
+    )
+    assert response.status_code == 201, response.text
+    assert response.json()["Status"] == "COMPLETED"
+    assert tally.within(BUDGET_TRANSFER_BUDGET), str(tally)
+
+
+async def test_a_payout_check_stays_within_its_statement_and_commit_budget(
+    api: httpx.AsyncClient, tally: Tally
+) -> None:
+    user, budget, payee = await payouts.payout_setup(api)
+    terms = payouts.terms(user, budget, payee, amount=1.25)
+    response = await tally.count(lambda: payouts.check(api, user, terms))
+    assert response.status_code == 200, response.text
+    assert tally.within(PAYOUT_CHECK_BUDGET), str(tally)
+
+
+async def test_a_payout_stays_within_its_statement_and_commit_budget(
+    api: httpx.AsyncClient, tally: Tally
+) -> None:
+    user, budget, payee = await payouts.payout_setup(api)
+    terms = payouts.terms(user, budget, payee, amount=1.25)
+    approval = await payouts.approved(api, user, terms)
+    response = await tally.count(
+        lambda: payouts.create(
+            api, user, terms, approval["ApprovalId"], **{"Idempotency-Key": "counted-payout"}
+        )
+    )
+    assert response.status_code == 201, response.text
+    assert tally.within(PAYOUT_CREATE_BUDGET), str(tally)
 
 
 async def test_a_users_balance_reads_every_total_in_one_statement(

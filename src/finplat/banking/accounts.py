@@ -10,6 +10,8 @@ unknown one.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.banking.models import BankingBalance, BankingBudget
@@ -73,11 +75,13 @@ async def user_account(
     session: AsyncSession, *, company_id: int, user_id: int, account_id: str
 ) -> ProviderAccount:
     """`account_id` must be exactly the user's banking-provider `AccountId`."""
-    await users.get_user(session, company_id=company_id, user_id=user_id)
     account = await ProviderAccountRepository(session, company_id).by_provider_account(
         BankProvider.BANKPROV.value, account_id
     )
     if account is None or account.user_id != user_id:
+        # The user is read only to tell an unknown user (404 `USER_NOT_FOUND` first) from an
+        # account that is not theirs: the account of a user of the company names one.
+        await users.get_user(session, company_id=company_id, user_id=user_id)
         raise AccountNotFound()
     if account.status != statuses.APPROVED_BANKPROV:
         raise BankingNotActive()
@@ -131,6 +135,21 @@ async def find_budget(
     """A budget of the company, whoever owns it (for rules that tell other users' budgets
     apart, such as the cross-account transfer rule)."""
     return await BudgetRepository(session, company_id).find(budget_id)
+
+
+async def find_budgets(
+    session: AsyncSession, *, company_id: int, budget_ids: Sequence[str]
+) -> dict[str, BankingBudget]:
+    """`find_budget` of each of `budget_ids` in one statement: those the company has, by id."""
+    return await BudgetRepository(session, company_id).find_each(budget_ids)
+
+
+async def budget_balances(
+    session: AsyncSession, *, company_id: int, budget_ids: Sequence[str], currency: str
+) -> dict[str, BankingBalance]:
+    """The balances in `currency` of each of `budget_ids` that holds it, by budget id, in one
+    statement (a budget without one is absent: `budget_balance` names that 409)."""
+    return await BalanceRepository(session, company_id).of_each_budget(budget_ids, currency)
 
 
 async def user_budget(

@@ -18,6 +18,11 @@ class BudgetRepository(CompanyRepository[BankingBudget]):
         stmt = self.scoped().where(BankingBudget.id == budget_id)
         return (await self.session.execute(stmt)).scalar_one_or_none()
 
+    async def find_each(self, budget_ids: Sequence[str]) -> dict[str, BankingBudget]:
+        """The company's budgets among `budget_ids`, by id, in one statement."""
+        found = await self.session.execute(_BUDGETS_IN, self.bound(budget_ids=list(budget_ids)))
+        return {budget.id: budget for budget in found.scalars()}
+
     async def by_provider_budget(
         self, provider: str, provider_budget_id: str
     ) -> BankingBudget | None:
@@ -76,6 +81,15 @@ class BalanceRepository(CompanyRepository[BankingBalance]):
         )
         return (await self.session.execute(stmt)).scalar_one_or_none()
 
+    async def of_each_budget(
+        self, budget_ids: Sequence[str], currency: str
+    ) -> dict[str, BankingBalance]:
+        """The balances in `currency` of the company's budgets among `budget_ids`, by budget,
+        in one statement."""
+        params = self.bound(budget_ids=list(budget_ids), currency=currency)
+        found = await self.session.execute(_BALANCES_OF_BUDGETS_IN, params)
+        return {balance.budget_id: balance for balance in found.scalars()}
+
     async def of_budgets(self, budget_ids: Sequence[str]) -> Sequence[BankingBalance]:
         stmt = (
             self.scoped()
@@ -116,6 +130,15 @@ class BalanceRepository(CompanyRepository[BankingBalance]):
         )
 
 
+# A budget transfer reads its two budgets, then their two balances: each built once.
+_BUDGETS_IN = of_company(
+    BankingBudget, BankingBudget.id.in_(bindparam("budget_ids", expanding=True))
+)
+_BALANCES_OF_BUDGETS_IN = of_company(
+    BankingBalance,
+    BankingBalance.budget_id.in_(bindparam("budget_ids", expanding=True)),
+    BankingBalance.currency == bindparam("currency"),
+)
 # A user's balances are read by every balance listing and total: built once.
 _OF_USER = of_company(BankingBalance, BankingBalance.user_id == bindparam("user_id")).order_by(
     BankingBalance.budget_id, BankingBalance.currency

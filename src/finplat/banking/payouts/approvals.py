@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm.attributes import set_committed_value
 
 from finplat.banking.payees import verification as tokens
 from finplat.banking.payouts.models import ApprovalStatus, PayoutApproval
@@ -221,7 +222,8 @@ async def consume(
     if not await ApprovalRepository(session, company_id).consume(approval.id, now=now):
         # Lost a race: another request used it (or it expired) in the meantime.
         raise ApprovalAlreadyUsed()
-    approval.status = ApprovalStatus.USED.value
-    approval.used_at = now
-    approval.updated_at = now
+    # As the UPDATE wrote them: the object is not left dirty for a flush to write again.
+    set_committed_value(approval, "status", ApprovalStatus.USED.value)
+    set_committed_value(approval, "used_at", now)
+    set_committed_value(approval, "updated_at", now)
     return approval

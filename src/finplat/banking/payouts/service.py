@@ -23,7 +23,7 @@ from decimal import Decimal
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from finplat.banking import accounts, budgets
+from finplat.banking import accounts
 from finplat.banking.accounts import BudgetNotFound
 from finplat.banking.models import BankingBalance, BankingBudget
 from finplat.banking.payees import service as payees
@@ -32,7 +32,7 @@ from finplat.banking.payees.repository import PayeeRepository
 from finplat.banking.payouts import approvals, settlement
 from finplat.banking.payouts.approvals import Terms
 from finplat.banking.payouts.models import PayoutApproval
-from finplat.banking.payouts.repository import PayoutTransactionRepository
+from finplat.banking.payouts.repository import ApprovalRepository, PayoutTransactionRepository
 from finplat.banking.repository import BalanceRepository
 from finplat.errors import Conflict, NotFound
 from finplat.idempotency import service as idempotency
@@ -226,7 +226,9 @@ async def create(
             session, claim=claim, company_id=company_id, approval=approval, resolved=resolved
         )
         approval.transaction_id = tx.id
+        await ApprovalRepository(session, company_id).save(approval)
         await idempotency.checkpoint(session, claim, SUBMITTING, transaction_id=tx.id)
+        route: PaymentRoute | None = PaymentRoute.of(resolved.budget, resolved.payee)
     else:
         # Resuming after a crash: commit the key takeover so no lock is held across the call.
         await idempotency.checkpoint(session, claim, claim.recovery_point)
@@ -237,7 +239,10 @@ async def create(
         tx = found
         if claim.recovery_point == REJECTED:
             raise ProviderRejected(f"The provider refused the payout ({tx.status_reason}).")
-    return await _submit(session, providers, banking, claim=claim, company_id=company_id, tx=tx)
+        route = None
+    return await _submit(
+        session, providers, banking, claim=claim, company_id=company_id, tx=tx, route=route
+    )
 
 
 async def _reserve(
@@ -253,21 +258,27 @@ async def _reserve(
     terms = resolved.terms
     debit_currency = terms.debit_currency
     total = approval.debit_amount_minor + approval.fee_minor
-    source = await budgets.ledger_account(
-        session, company_id=company_id, budget_id=terms.budget_id, currency=debit_currency
+    # The budget's account (its balance row names it) and the company's settlement account,
+    # read together.
+    source_id = resolved.balance.ledger_account_id
+    company, by_id, _ = await ledger.company_accounts_and(
+        session,
+        company_id=company_id,
+        kinds=[CompanyAccount.SETTLEMENT],
+        currency=debit_currency,
+        account_ids=[source_id],
     )
-    settlement_account = await ledger.company_account(
-        session, company_id=company_id, kind=CompanyAccount.SETTLEMENT, currency=debit_currency
-    )
+    settlement_account = company[CompanyAccount.SETTLEMENT]
     provider_key = claim.derived_key("create-payment")
     pending = await ledger.create_pending(
         session,
         company_id=company_id,
-        legs=[Leg(source.id, -total), Leg(settlement_account.id, total)],
+        legs=[Leg(source_id, -total), Leg(settlement_account.id, total)],
         code=LEDGER_CODE,
         expires_at=None,  # the provider's outcome decides, however long it takes
         reference=provider_key,
         details={"approvalId": approval.id, "payeeId": terms.payee_id},
+        accounts=[settlement_account, *by_id.values()],
     )
     payee = resolved.payee
     return await transactions.record(
@@ -311,8 +322,11 @@ async def _submit(
     claim: Claim,
     company_id: int,
     tx: Transaction,
+    route: PaymentRoute | None,
 ) -> Transaction:
-    """Ask the provider to pay (no lock held), then apply its answer."""
+    """Ask the provider to pay (no lock held), then apply its answer. `route`: the budget and
+    payee at the provider, when the request has just read them (a resumed one reads them
+    again)."""
     if TransactionStatus(tx.status) in FINAL_STATUSES:
         # Resumed after reconciliation already decided it: never pay a settled payout again.
         return tx
@@ -320,15 +334,9 @@ async def _submit(
     tx_id = tx.id
     provider_key = tx.provider_key
     assert provider_key is not None
-    budget = await accounts.find_budget(
-        session, company_id=company_id, budget_id=tx.budget_id or ""
-    )
-    assert budget is not None
-    provider_budget_id = budget.provider_budget_id
-    payee = await PayeeRepository(session, company_id).find(str(meta["payeeId"]))
-    assert payee is not None
-    assert payee.provider_payee_id is not None
-    provider_payee_id = payee.provider_payee_id
+    if route is None:
+        route = await _route_of(session, company_id, tx, str(meta["payeeId"]))
+    provider_budget_id, provider_payee_id = route.budget_id, route.payee_id
     amount_minor, currency = tx.amount_minor, tx.currency
     debit_currency = str(meta["debitCurrency"])
     reference = meta.get("reference")
@@ -359,9 +367,34 @@ async def _submit(
         await idempotency.checkpoint(session, claim, REJECTED)
         raise
     await settlement.apply(session, company_id=company_id, tx_id=tx_id, payment=payment)
-    found = await PayoutTransactionRepository(session, company_id).find(tx_id)
-    assert found is not None
-    return found
+    # `apply` re-read this very object under its lock (the session holds one per row) and
+    # wrote what it changed: it is the payout as stored.
+    return tx
+
+
+@dataclass(frozen=True)
+class PaymentRoute:
+    """Where the provider pays from and to: its own ids of the budget and the payee."""
+
+    budget_id: str
+    payee_id: str
+
+    @classmethod
+    def of(cls, budget: BankingBudget, payee: Payee) -> PaymentRoute:
+        assert payee.provider_payee_id is not None
+        return cls(budget.provider_budget_id, payee.provider_payee_id)
+
+
+async def _route_of(
+    session: AsyncSession, company_id: int, tx: Transaction, payee_id: str
+) -> PaymentRoute:
+    budget = await accounts.find_budget(
+        session, company_id=company_id, budget_id=tx.budget_id or ""
+    )
+    assert budget is not None
+    payee = await PayeeRepository(session, company_id).find(payee_id)
+    assert payee is not None
+    return PaymentRoute.of(budget, payee)
 
 
 async def get_payout(

@@ -106,7 +106,7 @@ async def settle(
     if status is PaymentStatus.FAILED:
         await _void_and_fail(session, company_id, tx, reason or "PROVIDER_FAILED")
         return True
-    await session.flush()
+    await PayoutTransactionRepository(session, company_id).save(tx)
     return False
 
 

@@ -153,41 +153,38 @@ async def resolve(
     reference: str | None,
 ) -> TransferOrder:
     """Check who owns every identifier (reads only)."""
-    await users.get_user(session, company_id=company_id, user_id=user_id)
     account = await ProviderAccountRepository(session, company_id).by_provider_account(
         PROVIDER, account_id
     )
+    if account is None or account.user_id != user_id:
+        # 404 `USER_NOT_FOUND` comes first; the user of an account of the company exists.
+        await users.get_user(session, company_id=company_id, user_id=user_id)
     if account is None:
         raise accounts.AccountNotFound("No banking account with that AccountId in this company.")
     if account.user_id != user_id:
         raise CrossAccountTransfer(validation_errors={"AccountId": ["Not the user's account."]})
     if account.status != statuses.APPROVED_BANKPROV:
         raise accounts.BankingNotActive()
-    source = await _own_budget(
-        session,
-        company_id=company_id,
-        account=account,
-        budget_id=source_budget_id,
-        field="BudgetId",
-    )
+    wanted = [source_budget_id]
+    if destination_budget_id is not None:
+        wanted.append(destination_budget_id)
+    found = await accounts.find_budgets(session, company_id=company_id, budget_ids=wanted)
+    source = _own_budget(found, account=account, budget_id=source_budget_id, field="BudgetId")
     destination = (
-        await _own_budget(
-            session,
-            company_id=company_id,
-            account=account,
-            budget_id=destination_budget_id,
-            field="DestinationBudgetId",
+        _own_budget(
+            found, account=account, budget_id=destination_budget_id, field="DestinationBudgetId"
         )
         if destination_budget_id is not None
         else None
     )
     if destination is not None and destination.id == source.id:
         raise SameBudget()
-    source_balance = await _balance(session, company_id, source, money.currency)
+    held = await accounts.budget_balances(
+        session, company_id=company_id, budget_ids=list(found), currency=money.currency
+    )
+    source_balance = _balance(held, source, money.currency)
     destination_balance = (
-        await _balance(session, company_id, destination, money.currency)
-        if destination is not None
-        else None
+        _balance(held, destination, money.currency) if destination is not None else None
     )
     return TransferOrder(
         company_id=company_id,
@@ -203,15 +200,10 @@ async def resolve(
     )
 
 
-async def _own_budget(
-    session: AsyncSession,
-    *,
-    company_id: int,
-    account: ProviderAccount,
-    budget_id: str,
-    field: str,
+def _own_budget(
+    found: dict[str, BankingBudget], *, account: ProviderAccount, budget_id: str, field: str
 ) -> BankingBudget:
-    budget = await accounts.find_budget(session, company_id=company_id, budget_id=budget_id)
+    budget = found.get(budget_id)
     if budget is None:
         raise accounts.BudgetNotFound(
             "No budget with that id in this company.",
@@ -222,15 +214,13 @@ async def _own_budget(
     return budget
 
 
-async def _balance(
-    session: AsyncSession, company_id: int, budget: BankingBudget, currency: str
+def _balance(
+    held: dict[str, BankingBalance], budget: BankingBudget, currency: str
 ) -> BankingBalance:
-    try:
-        return await accounts.budget_balance(
-            session, company_id=company_id, budget=budget, currency=currency
-        )
-    except accounts.CurrencyNotInBudget:
-        raise CurrencyNotInBudget(f"The budget {budget.id} does not hold {currency}.") from None
+    balance = held.get(budget.id)
+    if balance is None:
+        raise CurrencyNotInBudget(f"The budget {budget.id} does not hold {currency}.")
+    return balance
 
 
 # ---------------------------------------------------------------------------------- claims
@@ -292,6 +282,7 @@ async def execute(
     if state.get("error"):
         error = state["error"]
         raise TransferRejected(error["message"], status=error["status"], code=error["code"])
+    reservation: ledger.Reservation | None = None
     if "transaction_id" in state:
         tx = await transactions.get(
             session, company_id=order.company_id, transaction_id=int(state["transaction_id"])
@@ -299,7 +290,9 @@ async def execute(
         resumed = True
     else:
         key_claim = reference_claim or claim
-        tx = await _reserve(session, order, provider_key=key_claim.derived_key("budget-transfer"))
+        tx, reservation = await _reserve(
+            session, order, provider_key=key_claim.derived_key("budget-transfer")
+        )
         resumed = False
     for c in claims:
         await idempotency.checkpoint(session, c, RESERVED, transaction_id=tx.id)
@@ -308,7 +301,7 @@ async def execute(
             await refresh(session, banking, policy, tx)
         else:
             try:
-                await _call_provider(session, banking, policy, order, tx)
+                await _call_provider(session, banking, policy, order, tx, reservation)
             except ProviderRejected as refusal:
                 await _fail(session, tx, refusal.message)
                 if reference_claim is not None:
@@ -340,7 +333,7 @@ def render(tx: Transaction) -> bytes:
 
 async def _reserve(
     session: AsyncSession, order: TransferOrder, *, provider_key: str
-) -> Transaction:
+) -> tuple[Transaction, ledger.Reservation]:
     """Reserve the amount (raises `InsufficientFunds`, nothing written) and record the
     PENDING transaction."""
     if order.destination_balance is not None:
@@ -354,7 +347,7 @@ async def _reserve(
         )
         target = master.id
     code = "banking.master_transfer" if order.destination is None else "banking.budget_transfer"
-    pending = await ledger.create_pending(
+    reservation = await ledger.reserve(
         session,
         company_id=order.company_id,
         legs=[
@@ -365,7 +358,7 @@ async def _reserve(
         expires_at=None,  # held until the provider's answer settles it
         reference=provider_key,
     )
-    return await transactions.record(
+    tx = await transactions.record(
         session,
         company_id=order.company_id,
         user_id=order.user_id,
@@ -376,7 +369,7 @@ async def _reserve(
         currency=order.money.currency,
         budget_id=order.source.id,
         provider_key=provider_key,
-        ledger_pending_id=pending.transfer_id,
+        ledger_pending_id=reservation.result.transfer_id,
         metadata={
             "accountId": order.account_id,
             "fromBudgetId": order.source.id,
@@ -385,6 +378,7 @@ async def _reserve(
             "reference": order.reference,
         },
     )
+    return tx, reservation
 
 
 async def _call_provider(
@@ -393,9 +387,11 @@ async def _call_provider(
     policy: CallPolicy,
     order: TransferOrder,
     tx: Transaction,
+    reservation: ledger.Reservation | None,
 ) -> None:
     """Ask the provider to move the money and settle from its answer; a refusal
-    (`ProviderRejected`) is raised to the caller."""
+    (`ProviderRejected`) is raised to the caller. `reservation`: the transfer's, when this
+    request made it."""
     assert tx.provider_key is not None
     key = tx.provider_key
     try:
@@ -420,7 +416,7 @@ async def _call_provider(
         # Uncertain: the reservation and the PENDING transaction stay for the refresher.
         log.warning("transfer_outcome_unknown", transaction_id=tx.id)
         return
-    await apply_outcome(session, tx, result)
+    await apply_outcome(session, tx, result, reservation=reservation)
 
 
 async def _fail(session: AsyncSession, tx: Transaction, reason: str) -> None:
@@ -433,10 +429,16 @@ async def _fail(session: AsyncSession, tx: Transaction, reason: str) -> None:
 
 
 async def apply_outcome(
-    session: AsyncSession, tx: Transaction, found: ProviderTransfer | None
+    session: AsyncSession,
+    tx: Transaction,
+    found: ProviderTransfer | None,
+    *,
+    reservation: ledger.Reservation | None = None,
 ) -> None:
     """Settle the transaction and its reservation from the provider's answer (locks the
-    transaction first, so the request and a refresher settle it once between them)."""
+    transaction first, so the request and a refresher settle it once between them).
+    `reservation`: the ledger's pending transfer as the request made it (`post_pending`
+    then need not read it again)."""
     await session.refresh(tx, with_for_update=True)
     if tx.status != TransactionStatus.PENDING.value:
         return
@@ -451,6 +453,7 @@ async def apply_outcome(
             company_id=tx.company_id,
             pending_id=tx.ledger_pending_id,
             details={"provider_reference": found.transfer_id},
+            reservation=reservation,
         )
         await transactions.settle(
             session,
