@@ -653,3 +653,19 @@ async def test_a_reservation_settles_from_what_it_holds_without_reading_it_again
     assert reads == []
     assert await available(session, book, book.card) == 600
     assert await available(session, book, book.master) == 400
+
+
+async def test_balances_by_id_are_the_company_s_accounts_only(session: AsyncSession) -> None:
+    mine, theirs = await open_book(session, "Mine Ltd"), await open_book(session, "Theirs Ltd")
+    await fund(session, mine, mine.card, 1_000)
+    await fund(session, mine, mine.usdc_card, 2_000)
+    await fund(session, theirs, theirs.card, 5_000)
+    found = await ledger.balances_by_id(
+        session,
+        company_id=mine.company_id,
+        account_ids=[mine.card.id, mine.usdc_card.id, mine.fees.id, theirs.card.id],
+    )
+    assert set(found) == {mine.card.id, mine.usdc_card.id, mine.fees.id}
+    assert found[mine.card.id] == await ledger.balance_of(session, mine.card)
+    assert (found[mine.usdc_card.id].currency, found[mine.usdc_card.id].posted) == ("USDC", 2_000)
+    assert found[mine.fees.id].posted == 0

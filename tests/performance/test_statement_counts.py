@@ -94,9 +94,9 @@ PAYOUT_CREATE_BUDGET = (27, 4, 0)
 BALANCE_BUDGET = (5, 1, 0)
 # A listing of cards: the key check, the user, the cards (once), the card provider's account
 # holder, the provider's listing (the sandbox's fault check, counted on SQLite only: on
-# PostgreSQL it runs on the driver's connection; and its cards), the card accounts and their
-# totals.
-LIST_CARDS_BUDGET = (8, 4, 1)
+# PostgreSQL it runs on the driver's connection; and its cards), the card accounts with their
+# totals in one statement.
+LIST_CARDS_BUDGET = (7, 4, 1)
 
 
 @dataclass

@@ -40,7 +40,6 @@ from finplat.cards.status import PROVIDER_STATUS, CardStatus
 from finplat.idempotency.service import Claim
 from finplat.kit.money import from_minor
 from finplat.kyc.approval import require_base_approval
-from finplat.ledger import repository as ledger_repository
 from finplat.ledger import service as ledger
 from finplat.providers.calls import commit_then_call
 from finplat.providers.cards.port import (
@@ -218,14 +217,9 @@ async def views(session: AsyncSession, cards: list[Card]) -> list[CardView]:
     ids = [c.ledger_account_id for c in cards if c.ledger_account_id is not None]
     totals: dict[int, ledger.Balance] = {}
     if ids:
-        company_id = cards[0].company_id
-        accounts = await ledger_repository.accounts_by_id(
-            session, company_id=company_id, account_ids=ids
+        totals = await ledger.balances_by_id(
+            session, company_id=cards[0].company_id, account_ids=ids
         )
-        for balance in await ledger.balances(
-            session, company_id=company_id, accounts=list(accounts.values())
-        ):
-            totals[balance.account_id] = balance
     found = []
     for card in cards:
         found_balance = totals.get(card.ledger_account_id or 0)

@@ -552,8 +552,9 @@ _BALANCE_TOTALS = select(
 ).where(LedgerBalance.account_id == bindparam("account_id"))
 
 
-_ACCOUNT_TOTALS = (
+_ACCOUNTS_TOTALS = (
     select(
+        LedgerAccount.id,
         LedgerAccount.currency,
         func.sum(LedgerBalance.posted),
         func.sum(LedgerBalance.pending_debits),
@@ -563,23 +564,23 @@ _ACCOUNT_TOTALS = (
     .outerjoin(LedgerBalance, LedgerBalance.account_id == LedgerAccount.id)
     .where(
         LedgerAccount.company_id == bindparam("a_company_id"),
-        LedgerAccount.id == bindparam("account_id"),
+        LedgerAccount.id.in_(bindparam("a_ids", expanding=True)),
     )
     .group_by(LedgerAccount.id, LedgerAccount.currency)
 )
 
 
-async def account_totals(
-    session: AsyncSession, *, company_id: int, account_id: int
-) -> tuple[str, int, int, int] | None:
-    """The currency and `balance_totals` of the company's account `account_id`, in the
-    statement that finds it (None: no such account of the company)."""
-    params = {"a_company_id": company_id, "account_id": account_id}
-    found = (await session.execute(_ACCOUNT_TOTALS, params)).one_or_none()
-    if found is None:
-        return None
-    currency, posted, pending_debits, pending_credits = found
-    return str(currency), int(posted or 0), int(pending_debits or 0), int(pending_credits or 0)
+async def accounts_totals(
+    session: AsyncSession, *, company_id: int, account_ids: Iterable[int]
+) -> dict[int, tuple[str, int, int, int]]:
+    """The currency and `balance_totals` of each of the company's accounts among
+    `account_ids`, by id, in the statement that finds them (another company's are absent)."""
+    params = {"a_company_id": company_id, "a_ids": sorted(set(account_ids))}
+    found = await session.execute(_ACCOUNTS_TOTALS, params)
+    return {
+        int(account_id): (str(currency), int(posted or 0), int(debits or 0), int(credits or 0))
+        for account_id, currency, posted, debits, credits in found
+    }
 
 
 async def balance_totals(session: AsyncSession, *, account_id: int) -> tuple[int, int, int]:

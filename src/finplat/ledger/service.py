@@ -282,10 +282,21 @@ async def company_accounts(
 async def balance(session: AsyncSession, *, company_id: int, account_id: int) -> Balance:
     """The balance of the company's account `account_id` (`AccountNotFound` for any other),
     one statement."""
-    found = await repository.account_totals(session, company_id=company_id, account_id=account_id)
-    if found is None:
+    found = await balances_by_id(session, company_id=company_id, account_ids=[account_id])
+    if account_id not in found:
         raise AccountNotFound()
-    return Balance(account_id, *found)
+    return found[account_id]
+
+
+async def balances_by_id(
+    session: AsyncSession, *, company_id: int, account_ids: Sequence[int]
+) -> dict[int, Balance]:
+    """The balances of the company's accounts among `account_ids`, by id, read with the
+    accounts in one statement (another company's are absent)."""
+    found = await repository.accounts_totals(
+        session, company_id=company_id, account_ids=account_ids
+    )
+    return {i: Balance(i, *totals) for i, totals in found.items()}
 
 
 async def balance_of(session: AsyncSession, account: LedgerAccount) -> Balance:
