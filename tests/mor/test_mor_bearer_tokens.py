@@ -3,12 +3,16 @@ bearer-gated self-service routes."""
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime, timedelta
+from types import SimpleNamespace
 
+import pytest
 from fastapi import FastAPI
 from sqlalchemy import update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from finplat.auth import failure_throttle
 from finplat.kit.clock import set_clock
 from finplat.users.models import User
 from tests.conftest import Tenant, TenantFactory
@@ -53,6 +57,16 @@ async def test_a_wrong_password_and_an_unknown_email_get_the_same_401(
     assert "not-the-password-1" not in wrong.text
 
 
+@pytest.fixture
+def throttle_clock_still(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The throttle's windows see every attempt at one instant. Its sliding window is a
+    counter's approximation (the previous minute weighs what is left of it), so attempts that
+    straddle a minute on a slow machine would weigh less than their number."""
+    instant = time.time()
+    monkeypatch.setattr(failure_throttle, "time", SimpleNamespace(time=lambda: instant))
+
+
+@pytest.mark.usefixtures("throttle_clock_still")
 async def test_failures_for_one_email_are_throttled_even_for_the_right_password(
     mor_tenant: Tenant,
 ) -> None:
@@ -70,6 +84,7 @@ async def test_failures_for_one_email_are_throttled_even_for_the_right_password(
     assert int(throttled.headers["Retry-After"]) >= 1
 
 
+@pytest.mark.usefixtures("throttle_clock_still")
 async def test_failures_from_one_address_are_throttled_across_emails(
     mor_tenant: Tenant,
 ) -> None:
