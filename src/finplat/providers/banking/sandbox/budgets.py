@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import cast
 
 from schwifty import IBAN
-from sqlalchemy import Table, insert, select, update
+from sqlalchemy import Table, bindparam, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from finplat.db.dialect import for_update, insert_ignoring_conflicts
@@ -47,9 +47,32 @@ BANK_ADDRESS = "1 Sandbox Street, London EC2A 1AA, United Kingdom"
 SANDBOX_BANK_CODE = "NWBK601613"  # a real GB bank code and sort code, so the IBAN checks out
 
 
-# Every movement's statement line: written, never read back by the request (an object of the
+# Every money-moving call of the sandbox runs these: each built once (building a statement's
+# expression on every call cost the sandbox as much as executing it, docs/performance.md).
+# A movement's statement line is written, never read back by the request (an object of the
 # session would cost the ORM's flush, a few times the statement).
 _MOVEMENT = insert(cast(Table, SandboxBankprovMovement.__table__))
+_BALANCES = cast(Table, SandboxBankprovBalance.__table__)
+_ONE_BALANCE = (
+    _BALANCES.c.company_id == bindparam("m_company_id"),
+    _BALANCES.c.budget_id == bindparam("m_budget_id"),
+    _BALANCES.c.currency == bindparam("m_currency"),
+)
+# A balance changed by an amount only while it stays at or above zero.
+_MOVE = (
+    update(_BALANCES)
+    .where(*_ONE_BALANCE, _BALANCES.c.amount_minor + bindparam("m_amount") >= 0)
+    .values(amount_minor=_BALANCES.c.amount_minor + bindparam("m_amount"))
+)
+_HELD = select(_BALANCES.c.amount_minor).where(*_ONE_BALANCE)
+_BUDGET = select(SandboxBankprovBudget).where(
+    SandboxBankprovBudget.company_id == bindparam("b_company_id"),
+    SandboxBankprovBudget.budget_id == bindparam("b_budget_id"),
+)
+_ACCOUNT = select(SandboxBankprovAccount).where(
+    SandboxBankprovAccount.company_id == bindparam("b_company_id"),
+    SandboxBankprovAccount.account_id == bindparam("b_account_id"),
+)
 
 
 class AccountNotActive(ProviderRejected):
@@ -99,14 +122,13 @@ class SandboxBankingCore:
         """Change a budget's balance by `amount_minor` (negative takes money out) and record
         the movement; refuses a currency the budget does not hold or a balance below zero."""
         result = await session.execute(
-            update(SandboxBankprovBalance)
-            .where(
-                SandboxBankprovBalance.budget_id == budget_id,
-                SandboxBankprovBalance.currency == currency,
-                SandboxBankprovBalance.company_id == company_id,
-                SandboxBankprovBalance.amount_minor + amount_minor >= 0,
-            )
-            .values(amount_minor=SandboxBankprovBalance.amount_minor + amount_minor)
+            _MOVE,
+            {
+                "m_company_id": company_id,
+                "m_budget_id": budget_id,
+                "m_currency": currency,
+                "m_amount": amount_minor,
+            },
         )
         if result.rowcount != 1:  # type: ignore[attr-defined]
             held = await self.balance_of(session, company_id, budget_id, currency)
@@ -147,27 +169,14 @@ class SandboxBankingCore:
     async def balance_of(
         self, session: AsyncSession, company_id: int, budget_id: str, currency: str
     ) -> int | None:
-        return (
-            await session.execute(
-                select(SandboxBankprovBalance.amount_minor).where(
-                    SandboxBankprovBalance.company_id == company_id,
-                    SandboxBankprovBalance.budget_id == budget_id,
-                    SandboxBankprovBalance.currency == currency,
-                )
-            )
-        ).scalar_one_or_none()
+        params = {"m_company_id": company_id, "m_budget_id": budget_id, "m_currency": currency}
+        return (await session.execute(_HELD, params)).scalar_one_or_none()
 
     async def budget_row(
         self, session: AsyncSession, company_id: int, budget_id: str
     ) -> SandboxBankprovBudget:
-        row = (
-            await session.execute(
-                select(SandboxBankprovBudget).where(
-                    SandboxBankprovBudget.budget_id == budget_id,
-                    SandboxBankprovBudget.company_id == company_id,
-                )
-            )
-        ).scalar_one_or_none()
+        params = {"b_company_id": company_id, "b_budget_id": budget_id}
+        row = (await session.execute(_BUDGET, params)).scalar_one_or_none()
         if row is None:
             raise BudgetUnknown()
         return row
@@ -175,14 +184,8 @@ class SandboxBankingCore:
     async def active_account(
         self, session: AsyncSession, company_id: int, account_id: str
     ) -> SandboxBankprovAccount:
-        account = (
-            await session.execute(
-                select(SandboxBankprovAccount).where(
-                    SandboxBankprovAccount.account_id == account_id,
-                    SandboxBankprovAccount.company_id == company_id,
-                )
-            )
-        ).scalar_one_or_none()
+        params = {"b_company_id": company_id, "b_account_id": account_id}
+        account = (await session.execute(_ACCOUNT, params)).scalar_one_or_none()
         if account is None or account.status != AccountStatus.ACTIVE.value:
             raise AccountNotActive()
         return account

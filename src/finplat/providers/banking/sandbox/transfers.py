@@ -12,11 +12,12 @@ answer is lost.
 from __future__ import annotations
 
 import uuid
+from typing import cast
 
-from sqlalchemy import select
+from sqlalchemy import Table, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from finplat.db.dialect import for_update, insert_ignoring_conflicts
+from finplat.db.dialect import for_update, insert_ignoring_conflicts, inserts_ignoring_conflicts
 from finplat.db.unit_of_work import unit_of_work
 from finplat.kit.clock import utcnow
 from finplat.providers.banking.port import ProviderTransfer, ProviderTransferStatus
@@ -26,6 +27,8 @@ from finplat.providers.errors import ProviderRejected
 from finplat.providers.sandbox.faults import FaultMode
 
 OPERATIONS: tuple[str, ...] = ("transfer", "transfer_status")
+# A transfer's row, once per key: built once, its values bound on each call.
+_NEW_TRANSFER = inserts_ignoring_conflicts(cast(Table, SandboxBankprovTransfer.__table__))
 
 
 def master_budget_id(company_id: int) -> str:
@@ -91,9 +94,8 @@ class SandboxTransfers(SandboxBankingCore):
                 "created_at": now,
                 "completed_at": now if status is ProviderTransferStatus.COMPLETED else None,
             }
-            inserted = await session.execute(
-                insert_ignoring_conflicts(session, SandboxBankprovTransfer).values(**values)
-            )
+            dialect = session.get_bind().dialect.name
+            inserted = await session.execute(_NEW_TRANSFER[dialect], values)
             if inserted.rowcount == 1:  # type: ignore[attr-defined]
                 # What was just written, without reading it back.
                 row = SandboxBankprovTransfer(**values)
