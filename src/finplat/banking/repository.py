@@ -15,8 +15,8 @@ class BudgetRepository(CompanyRepository[BankingBudget]):
     model = BankingBudget
 
     async def find(self, budget_id: str) -> BankingBudget | None:
-        stmt = self.scoped().where(BankingBudget.id == budget_id)
-        return (await self.session.execute(stmt)).scalar_one_or_none()
+        found = await self.session.execute(_BUDGET, self.bound(budget_id=budget_id))
+        return found.scalar_one_or_none()
 
     async def find_each(self, budget_ids: Sequence[str]) -> dict[str, BankingBudget]:
         """The company's budgets among `budget_ids`, by id, in one statement."""
@@ -76,10 +76,8 @@ class BalanceRepository(CompanyRepository[BankingBalance]):
         return (await self.session.execute(stmt)).scalar_one_or_none()
 
     async def of_budget(self, budget_id: str, currency: str) -> BankingBalance | None:
-        stmt = self.scoped().where(
-            BankingBalance.budget_id == budget_id, BankingBalance.currency == currency
-        )
-        return (await self.session.execute(stmt)).scalar_one_or_none()
+        params = self.bound(budget_id=budget_id, currency=currency)
+        return (await self.session.execute(_BALANCE_OF_BUDGET, params)).scalar_one_or_none()
 
     async def of_each_budget(
         self, budget_ids: Sequence[str], currency: str
@@ -130,7 +128,14 @@ class BalanceRepository(CompanyRepository[BankingBalance]):
         )
 
 
-# A budget transfer reads its two budgets, then their two balances: each built once.
+# Every banking money operation reads its budget and its balance: built once, as are a budget
+# transfer's reads of its two budgets, then of their two balances.
+_BUDGET = of_company(BankingBudget, BankingBudget.id == bindparam("budget_id"))
+_BALANCE_OF_BUDGET = of_company(
+    BankingBalance,
+    BankingBalance.budget_id == bindparam("budget_id"),
+    BankingBalance.currency == bindparam("currency"),
+)
 _BUDGETS_IN = of_company(
     BankingBudget, BankingBudget.id.in_(bindparam("budget_ids", expanding=True))
 )

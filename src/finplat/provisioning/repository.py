@@ -23,11 +23,8 @@ class ProviderAccountRepository(CompanyRepository[ProviderAccount]):
         return (await self.session.execute(stmt)).scalars().all()
 
     async def by_provider_account(self, provider: str, account_id: str) -> ProviderAccount | None:
-        stmt = self.scoped().where(
-            ProviderAccount.provider == provider,
-            ProviderAccount.provider_account_id == account_id,
-        )
-        return (await self.session.execute(stmt)).scalar_one_or_none()
+        params = self.bound(provider=provider, account_id=account_id)
+        return (await self.session.execute(_BY_PROVIDER_ACCOUNT, params)).scalar_one_or_none()
 
 
 # Every card and banking operation of a user reads its provider account: built once.
@@ -37,6 +34,12 @@ _FIND = lock_variants(
         ProviderAccount.user_id == bindparam("user_id"),
         ProviderAccount.provider == bindparam("provider"),
     )
+)
+# Every banking operation resolves the `AccountId` it is given: built once too.
+_BY_PROVIDER_ACCOUNT = of_company(
+    ProviderAccount,
+    ProviderAccount.provider == bindparam("provider"),
+    ProviderAccount.provider_account_id == bindparam("account_id"),
 )
 
 

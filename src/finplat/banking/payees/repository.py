@@ -2,24 +2,21 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Select, update
+from sqlalchemy import Select, bindparam, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.banking.payees.models import Payee, PayeeStatus
-from finplat.db.dialect import for_update
-from finplat.db.repository import CompanyRepository
+from finplat.db.repository import CompanyRepository, lock_variants, of_company
 
 
 class PayeeRepository(CompanyRepository[Payee]):
     model = Payee
 
     async def find(self, payee_id: str, *, lock: bool = False) -> Payee | None:
-        stmt = self.scoped().where(Payee.id == payee_id)
-        if lock:
-            # Locked reads also refresh the object the session may already hold (a re-read
-            # after a provider call must see what other requests committed meanwhile).
-            stmt = for_update(stmt).execution_options(populate_existing=True)
-        return (await self.session.execute(stmt)).scalar_one_or_none()
+        # Locked reads also refresh the object the session may already hold (a re-read after a
+        # provider call must see what other requests committed meanwhile).
+        found = await self.session.execute(_FIND[lock], self.bound(payee_id=payee_id))
+        return found.scalar_one_or_none()
 
     def listing(self, user_id: int) -> Select[Payee]:
         """The user's payees, newest first, without deleted ones."""
@@ -28,6 +25,10 @@ class PayeeRepository(CompanyRepository[Payee]):
             .where(Payee.user_id == user_id, Payee.status != PayeeStatus.DELETED.value)
             .order_by(Payee.created_at.desc(), Payee.id.desc())
         )
+
+
+# Every payout's check, initiate and create read their payee: built once.
+_FIND = lock_variants(of_company(Payee, Payee.id == bindparam("payee_id")))
 
 
 async def expire_unconfirmed(session: AsyncSession, *, now: datetime) -> int:

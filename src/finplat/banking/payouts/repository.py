@@ -2,11 +2,10 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import update
+from sqlalchemy import bindparam, update
 
 from finplat.banking.payouts.models import ApprovalStatus, PayoutApproval
-from finplat.db.dialect import for_update
-from finplat.db.repository import CompanyRepository
+from finplat.db.repository import CompanyRepository, lock_variants, locked, of_company
 from finplat.transactions.kinds import TransactionType
 from finplat.transactions.models import Transaction
 
@@ -15,10 +14,8 @@ class ApprovalRepository(CompanyRepository[PayoutApproval]):
     model = PayoutApproval
 
     async def find(self, approval_id: str, *, lock: bool = False) -> PayoutApproval | None:
-        stmt = self.scoped().where(PayoutApproval.id == approval_id)
-        if lock:
-            stmt = for_update(stmt).execution_options(populate_existing=True)
-        found: PayoutApproval | None = (await self.session.execute(stmt)).scalar_one_or_none()
+        rows = await self.session.execute(_APPROVAL[lock], self.bound(approval_id=approval_id))
+        found: PayoutApproval | None = rows.scalar_one_or_none()
         return found
 
     async def consume(self, approval_id: str, *, now: datetime) -> bool:
@@ -47,14 +44,9 @@ class PayoutTransactionRepository(CompanyRepository[Transaction]):
     ) -> Transaction | None:
         """The payout; `lock` locks the row, and a locked or `fresh` read refreshes the object
         the session may already hold (others may have changed the row meanwhile)."""
-        stmt = self.scoped().where(
-            Transaction.id == transaction_id, Transaction.type == TransactionType.PAYOUT.value
-        )
-        if lock:
-            stmt = for_update(stmt)
-        if lock or fresh:
-            stmt = stmt.execution_options(populate_existing=True)
-        found: Transaction | None = (await self.session.execute(stmt)).scalar_one_or_none()
+        stmt = _PAYOUT_LOCKED if lock else _PAYOUT_FRESH if fresh else _PAYOUT
+        rows = await self.session.execute(stmt, self.bound(transaction_id=transaction_id))
+        found: Transaction | None = rows.scalar_one_or_none()
         return found
 
     async def by_provider_reference(self, provider: str, reference: str) -> Transaction | None:
@@ -74,3 +66,14 @@ class PayoutTransactionRepository(CompanyRepository[Transaction]):
         )
         found: Transaction | None = (await self.session.execute(stmt)).scalar_one_or_none()
         return found
+
+
+# A payout's create reads its approval and settles its payout under a lock: built once.
+_APPROVAL = lock_variants(of_company(PayoutApproval, PayoutApproval.id == bindparam("approval_id")))
+_PAYOUT = of_company(
+    Transaction,
+    Transaction.id == bindparam("transaction_id"),
+    Transaction.type == TransactionType.PAYOUT.value,
+)
+_PAYOUT_LOCKED = locked(_PAYOUT)
+_PAYOUT_FRESH = _PAYOUT.execution_options(populate_existing=True)
