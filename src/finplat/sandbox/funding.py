@@ -66,22 +66,28 @@ async def fund_company(
 ) -> Funding:
     """Credit `money` to the company's `account` (the master account unless told) once the
     funding provider confirms."""
-    master = await ledger.company_account(
-        session, company_id=company_id, kind=account, currency=money.currency
+    # The credited account and the settlement it comes from, read together.
+    accounts = await ledger.company_accounts_in(
+        session,
+        company_id=company_id,
+        kinds=[account, CompanyAccount.SETTLEMENT],
+        currency=money.currency,
     )
+    master, settlement = accounts[account], accounts[CompanyAccount.SETTLEMENT]
+    reservation: ledger.Reservation | None = None
     if claim.recovery_point == idempotency.STARTED:
-        settlement = await ledger.company_account(
-            session, company_id=company_id, kind=CompanyAccount.SETTLEMENT, currency=money.currency
-        )
-        pending = await ledger.create_pending(
+        reservation = await ledger.reserve(
             session,
             company_id=company_id,
             legs=[Leg(settlement.id, -money.minor), Leg(master.id, money.minor)],
             code="company.funding",
             expires_at=utcnow() + RESERVATION_LIFETIME,
             reference=claim.key,
+            accounts=[settlement, master],
         )
-        await idempotency.checkpoint(session, claim, RESERVED, pending_id=pending.transfer_id)
+        await idempotency.checkpoint(
+            session, claim, RESERVED, pending_id=reservation.result.transfer_id
+        )
     else:
         # Resuming: commit the key takeover so no lock is held across the provider call.
         await idempotency.checkpoint(session, claim, claim.recovery_point)
@@ -111,6 +117,7 @@ async def fund_company(
         company_id=company_id,
         pending_id=pending_id,
         details={"provider_reference": confirmation.provider_reference},
+        reservation=reservation,
     )
     await events.record(
         session,

@@ -8,11 +8,12 @@ returns the first confirmation and changes nothing but the call counter.
 from __future__ import annotations
 
 import uuid
+from typing import Any, cast
 
-from sqlalchemy import select, update
+from sqlalchemy import Table
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from finplat.db.dialect import insert_ignoring_conflicts
 from finplat.db.unit_of_work import unit_of_work
 from finplat.kit.clock import utcnow
 from finplat.providers.errors import ProviderRejected
@@ -23,6 +24,23 @@ from finplat.providers.sandbox.faults import FaultMode
 from finplat.providers.sandbox.simulator import Simulator
 
 OPERATIONS = ("confirm_incoming_funds",)
+_CONFIRMATIONS = cast(Table, SandboxFundingConfirmation.__table__)
+
+
+def _confirmation(insert: Any) -> Any:
+    """A confirmation written once per key, a repeated call counted on the first one; the
+    row as stored either way (one statement)."""
+    return insert.on_conflict_do_update(
+        index_elements=[_CONFIRMATIONS.c.idempotency_key],
+        set_={"calls": _CONFIRMATIONS.c.calls + 1},
+    ).returning(*_CONFIRMATIONS.c)
+
+
+# Built once per database, its values bound on each call.
+_CONFIRM = {
+    "postgresql": _confirmation(postgresql.insert(_CONFIRMATIONS)),
+    "sqlite": _confirmation(sqlite.insert(_CONFIRMATIONS)),
+}
 
 
 class SandboxFundingRail:
@@ -37,32 +55,20 @@ class SandboxFundingRail:
     ) -> FundingConfirmation:
         mode = await self.sim.enter(company_id, "confirm_incoming_funds")
         async with unit_of_work(self.factory) as session:
-            inserted = await session.execute(
-                insert_ignoring_conflicts(session, SandboxFundingConfirmation)
-                .values(
-                    idempotency_key=idempotency_key,
-                    company_id=company_id,
-                    currency=currency,
-                    amount_minor=amount_minor,
-                    reference=f"sbx_fund_{uuid.uuid4().hex[:24]}",
-                    calls=1,
-                    created_at=utcnow(),
-                )
-                .returning(SandboxFundingConfirmation.id)
+            dialect = session.get_bind().dialect.name
+            found = await session.execute(
+                _CONFIRM[dialect],
+                {
+                    "idempotency_key": idempotency_key,
+                    "company_id": company_id,
+                    "currency": currency,
+                    "amount_minor": amount_minor,
+                    "reference": f"sbx_fund_{uuid.uuid4().hex[:24]}",
+                    "calls": 1,
+                    "created_at": utcnow(),
+                },
             )
-            if inserted.scalar_one_or_none() is None:
-                await session.execute(
-                    update(SandboxFundingConfirmation)
-                    .where(SandboxFundingConfirmation.idempotency_key == idempotency_key)
-                    .values(calls=SandboxFundingConfirmation.calls + 1)
-                )
-            row = (
-                await session.execute(
-                    select(SandboxFundingConfirmation).where(
-                        SandboxFundingConfirmation.idempotency_key == idempotency_key
-                    )
-                )
-            ).scalar_one()
+            row = found.one()
         if mode is FaultMode.TIMEOUT:
             await self.sim.hang()
         if (row.company_id, row.currency, row.amount_minor) != (
