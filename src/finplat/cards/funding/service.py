@@ -372,7 +372,7 @@ async def _reserve_topup(
     if fee + paid:
         legs.append(Leg(revenue.id, fee + paid))
     try:
-        pending = await ledger.create_pending(
+        reservation = await ledger.reserve(
             session,
             company_id=card.company_id,
             legs=legs,
@@ -384,10 +384,11 @@ async def _reserve_topup(
         )
     except ledger.InsufficientFunds:
         raise short() from None
+    transfer_id = reservation.result.transfer_id
     row = await _record(
-        session, card, kind, money, fee, key, pending.transfer_id, paid, trigger, lease_until
+        session, card, kind, money, fee, key, transfer_id, paid, trigger, lease_until
     )
-    return row, ledger.Reservation(pending, (master, revenue, account))
+    return row, reservation
 
 
 async def _record(
@@ -661,7 +662,7 @@ async def unload(
         if fee:
             legs.append(Leg(revenue.id, fee))
         try:
-            pending = await ledger.create_pending(
+            made = await ledger.reserve(
                 session,
                 company_id=company_id,
                 legs=legs,
@@ -671,9 +672,6 @@ async def unload(
                 details={"cardId": card.id, "fee": fee},
                 require_available=True,
                 accounts=(master, revenue, account),
-            )
-            reservation: ledger.Reservation | None = ledger.Reservation(
-                pending, (master, revenue, account)
             )
         except ledger.InsufficientFunds:
             raise InsufficientCardBalance(
@@ -687,11 +685,12 @@ async def unload(
             money,
             fee,
             key,
-            pending.transfer_id,
+            made.result.transfer_id,
             0,
             trigger,
             _lease_end(providers.policy),
         )
+        reservation: ledger.Reservation | None = made
         await idempotency.checkpoint(session, claim, RESERVED, funding_id=row.id)
     else:
         row = await _resume(session, claim, company_id)

@@ -17,7 +17,7 @@ from schwifty import IBAN
 from sqlalchemy import Table, bindparam, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from finplat.db.dialect import for_update, insert_ignoring_conflicts
+from finplat.db.dialect import insert_ignoring_conflicts
 from finplat.db.unit_of_work import unit_of_work
 from finplat.kit.clock import utcnow
 from finplat.providers.banking.port import (
@@ -146,24 +146,6 @@ class SandboxBankingCore:
                 "reference": reference,
                 "created_at": utcnow(),
             },
-        )
-
-    async def lock_balances(
-        self, session: AsyncSession, *, company_id: int, currency: str, budget_ids: set[str]
-    ) -> None:
-        """Lock the balances a movement between budgets touches, in budget id order (the one
-        lock order), so opposite movements between the same budgets wait instead of
-        deadlocking."""
-        await session.execute(
-            for_update(
-                select(SandboxBankprovBalance.budget_id)
-                .where(
-                    SandboxBankprovBalance.company_id == company_id,
-                    SandboxBankprovBalance.currency == currency,
-                    SandboxBankprovBalance.budget_id.in_(budget_ids),
-                )
-                .order_by(SandboxBankprovBalance.budget_id)
-            )
         )
 
     async def balance_of(
