@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import os
 import subprocess
@@ -47,6 +48,7 @@ from partner_setup import (
     open_budget,
     tier_id,
     top_up,
+    user_body,
     verified_payee,
 )
 from run_database import (
@@ -242,7 +244,9 @@ async def measure(database: BenchDatabase, env: dict[str, str], show: bool, repe
     try:
         await fund_master(api, 1_000_000)
         user_id = await approved_user(api, await tier_id(api), 1)
-        card_id = await active_card(api, user_id, await card_type_id(api, user_id))
+        card_type = await card_type_id(api, user_id)
+        card_id = await active_card(api, user_id, card_type)
+        serial = itertools.count(1_000)
         await top_up(api, card_id, 1000)  # the company's first top-up makes its fee account
         account_id = await open_bank_account(api, user_id)
         budget_id = await default_budget(api, user_id)
@@ -259,6 +263,20 @@ async def measure(database: BenchDatabase, env: dict[str, str], show: bool, repe
                 "get_balance",
                 "route",
                 lambda: api.get("/api/v2/banking/balance", params={"userId": user_id}),
+            ),
+            (
+                "create_user",
+                "route",
+                lambda: api.post("/api/v2/users", json=user_body(next(serial))),
+            ),
+            (
+                "order_card",
+                "route",
+                lambda: api.post(
+                    "/api/v2/cards",
+                    json={"UserId": user_id, "CardTypeId": card_type, "Phone": "+447911123456"},
+                    headers=idempotency_key("order"),
+                ),
             ),
             (
                 "topup_lane_off",

@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
-import httpx
+from dataclasses import replace
+from typing import Any
 
+import httpx
+from fastapi import FastAPI
+
+from finplat.cards import service
+from finplat.cards.schemas import CardOrder
+from finplat.idempotency.service import Claim
 from tests.cards.steps import (
     ADDRESS,
     PHONE,
@@ -15,7 +22,8 @@ from tests.cards.steps import (
     order_body,
     ordered_card,
 )
-from tests.onboarding import create_user, select_tier
+from tests.conftest import Tenant
+from tests.onboarding import create_user, select_tier, set_fault
 
 
 async def test_order_answers_201_pending_with_the_spec_fields(api: httpx.AsyncClient) -> None:
@@ -172,3 +180,45 @@ async def test_phone_is_normalised_e164(api: httpx.AsyncClient) -> None:
     user = await approved_card_user(api)
     response = await order(api, await order_body(api, user, Phone=PHONE))
     assert response.status_code == 201
+
+
+async def _order_directly(
+    app: FastAPI, tenant: Tenant, body: dict[str, Any], claim: Claim
+) -> service.CardView:
+    async with app.state.session_factory() as session:
+        view = await service.order(
+            session,
+            app.state.providers,
+            claim=claim,
+            company_id=tenant.company_id,
+            body=CardOrder.model_validate(body),
+        )
+        await session.commit()
+    return view
+
+
+async def test_an_order_that_lost_its_lease_answers_the_card_its_retry_wrote(
+    api: httpx.AsyncClient, app: FastAPI, tenant: Tenant
+) -> None:
+    user = await approved_card_user(api)
+    body = await order_body(api, user)
+    claim = Claim(company_id=tenant.company_id, key="slow-order", token="")
+    written = await _order_directly(app, tenant, body, claim)
+    # The first request, its lease lost while the provider answered, comes back to write.
+    late = await _order_directly(app, tenant, body, claim)
+    assert late.card.id == written.card.id
+    listed = await api.get("/api/v2/cards", params={"userId": user["Id"]})
+    assert [c["Id"] for c in listed.json()["Cards"]] == [written.card.id]
+
+
+async def test_a_resumed_order_finds_its_card_without_asking_the_provider_again(
+    api: httpx.AsyncClient, app: FastAPI, tenant: Tenant
+) -> None:
+    user = await approved_card_user(api)
+    body = await order_body(api, user)
+    claim = Claim(company_id=tenant.company_id, key="resumed-order", token="")
+    written = await _order_directly(app, tenant, body, claim)
+    await set_fault(api, "cardprov", "issue_card", "error")
+    resumed = replace(claim, recovery_point="ordering")
+    found = await _order_directly(app, tenant, body, resumed)
+    assert found.card.id == written.card.id

@@ -669,3 +669,52 @@ async def test_balances_by_id_are_the_company_s_accounts_only(session: AsyncSess
     assert found[mine.card.id] == await ledger.balance_of(session, mine.card)
     assert (found[mine.usdc_card.id].currency, found[mine.usdc_card.id].posted) == ("USDC", 2_000)
     assert found[mine.fees.id].posted == 0
+
+
+async def test_an_accounts_first_use_creates_it_with_its_shards_at_zero(
+    session: AsyncSession,
+) -> None:
+    book = await open_book(session)
+    created = await ledger.account(
+        session,
+        company_id=book.company_id,
+        code="card",
+        owner_type="card",
+        owner_id="new",
+        currency="USD",
+        shard_count=3,
+        new_owner=True,
+    )
+    again = await ledger.account(
+        session,
+        company_id=book.company_id,
+        code="card",
+        owner_type="card",
+        owner_id="new",
+        currency="USD",
+    )
+    assert again.id == created.id
+    shards = await session.scalars(
+        select(LedgerBalance.posted).where(LedgerBalance.account_id == created.id)
+    )
+    assert list(shards) == [0, 0, 0]
+
+
+async def test_an_account_said_new_that_exists_is_found_not_created_twice(
+    session: AsyncSession,
+) -> None:
+    book = await open_book(session)
+    found = await ledger.account(
+        session,
+        company_id=book.company_id,
+        code="card",
+        owner_type="card",
+        owner_id="1",
+        currency="USD",
+        new_owner=True,
+    )
+    assert found.id == book.card.id
+    count = await session.scalar(
+        select(func.count()).where(LedgerBalance.account_id == book.card.id)
+    )
+    assert count == 1

@@ -30,6 +30,7 @@ from finplat.mor.access import PREFIX
 from tests.banking.payouts import steps as payouts
 from tests.banking.steps import create_budget
 from tests.cards.funding.steps import active_card, purchase, route_only, topup, unload
+from tests.cards.steps import approved_card_user, order, order_body, ordered_card
 from tests.cards.transactions.steps import ask_in_real_time, provider_card_ref
 from tests.conftest import Tenant
 from tests.mor.card_steps import mor_card
@@ -89,6 +90,15 @@ PAYOUT_CHECK_BUDGET = (8, 4, 0)
 # payment inserted and returned, its batch, the budget's balance and its statement line); the
 # payout locked and noted with the provider's ids, the key's answer stored (24 on PostgreSQL).
 PAYOUT_CREATE_BUDGET = (27, 4, 0)
+# A card order (the user's second: their account at the card provider is open): the key's
+# claim, the user, the product, the account at the provider (the user's approval and the
+# product's tier stand for the provider's selection), committed before the provider is called;
+# the sandbox (its fault check, on SQLite only; the card written in its produced status and
+# returned, the production's callback queued); the card written and returned (its unique key
+# answers a retry that lost its lease), its ledger account created without a look for it (a
+# new card has none) with its balance row, the account's id on the card, the key's answer
+# stored (the new card's balance is zero: not read).
+ORDER_CARD_BUDGET = (13, 4, 0)
 # A read: the key check, the user, the budget balances, the cards, and every one of their
 # ledger totals in one statement.
 BALANCE_BUDGET = (5, 1, 0)
@@ -188,6 +198,18 @@ async def test_a_card_topup_stays_within_its_statement_and_commit_budget(
     response = await tally.count(lambda: topup(api, card, 25, key="counted-topup"))
     assert response.status_code == 200, response.text
     assert tally.within(TOPUP_BUDGET), str(tally)
+
+
+async def test_a_card_order_stays_within_its_statement_and_commit_budget(
+    api: httpx.AsyncClient, tally: Tally
+) -> None:
+    user = await approved_card_user(api)
+    await ordered_card(api, user)  # the first card opens the user's account at the provider
+    body = await order_body(api, user)
+    response = await tally.count(lambda: order(api, body, key="counted-order"))
+    assert response.status_code == 201, response.text
+    assert response.json()["Status"] == "PENDING"
+    assert tally.within(ORDER_CARD_BUDGET), str(tally)
 
 
 async def test_a_card_unload_stays_within_its_statement_and_commit_budget(

@@ -63,10 +63,10 @@ async def cards_order(
     idempotency_key: IdempotencyKeyHeader = None,
 ) -> CardResponse:
     claim = await claim_request(request, session, principal, idempotency_key)
-    card = await service.order(
+    view = await service.order(
         session, providers, claim=claim, company_id=principal.company_id, body=body
     )
-    return await _response(session, card)
+    return CardResponse.of(view.card, available=view.available, posted=view.posted)
 
 
 @router.get(

@@ -57,18 +57,21 @@ from finplat.provisioning import card_accounts, statuses
 from finplat.provisioning import service as provisioning
 from finplat.tiers.repository import CardProductRepository
 from finplat.users import service as users
+from finplat.users.models import User
 
 WIDGET_TTL_SECONDS = 60
 S = CardStatus
 
 
 async def holder_account_id(
-    session: AsyncSession, providers: Providers, *, company_id: int, user_id: int, provider: str
+    session: AsyncSession, providers: Providers, *, user: User, provider: str
 ) -> str:
-    """The user's account at the card's provider (opened for the first card if needed)."""
+    """The account at the card's provider of a user whose base KYC is approved and whose tier
+    offers the card (opened for the first card if needed)."""
+    company_id = user.company_id
     if provider == BankProvider.BANKPROV.value:
         account = await banking_accounts.banking_account(
-            session, company_id=company_id, user_id=user_id
+            session, company_id=company_id, user_id=user.id
         )
     else:
         ensure = (
@@ -76,7 +79,10 @@ async def holder_account_id(
             if provider == BankProvider.CARDPROV.value
             else card_accounts.ensure_switch_link
         )
-        account = (await ensure(session, providers, company_id=company_id, user_id=user_id)).account
+        provisioned = await ensure(
+            session, providers, company_id=company_id, user_id=user.id, offered_to=user
+        )
+        account = provisioned.account
         if account.status != statuses.APPROVED or account.provider_account_id is None:
             raise CardProviderAccountNotApproved(provider, account.status)
     assert account.provider_account_id is not None
@@ -88,7 +94,11 @@ async def holder_account_id(
 
 async def order(
     session: AsyncSession, providers: Providers, *, claim: Claim, company_id: int, body: CardOrder
-) -> Card:
+) -> CardView:
+    """A card of a product of the user's tier, ordered at the product's provider once per
+    idempotency key (the provider issues once per key; the card is written once, its key
+    unique), for a user whose base KYC is approved and whose account at that provider is
+    approved; a new card's ledger account is opened with it."""
     user = await require_base_approval(session, company_id=company_id, user_id=body.UserId)
     product = await CardProductRepository(session, company_id).get(body.CardTypeId)
     if product is None:
@@ -118,12 +128,11 @@ async def order(
         raise CardProductCurrencyMismatch(product.currency)
     key = claim.derived_key("card-order")
     repo = CardRepository(session, company_id)
-    existing = await repo.by_provider_key(provider, key)
-    if existing is not None:
-        return existing
-    holder = await holder_account_id(
-        session, providers, company_id=company_id, user_id=user.id, provider=provider
-    )
+    if claim.resumed:  # a batch resumed after a failure: the cards it made are found again
+        existing = await repo.by_provider_key(provider, key)
+        if existing is not None:
+            return (await views(session, [existing]))[0]
+    holder = await holder_account_id(session, providers, user=user, provider=provider)
     program = programs.program_for(providers, provider)
     address = (
         DeliveryAddress(
@@ -170,37 +179,41 @@ async def order(
             ),
             idempotent=True,
         )
-    existing = await repo.by_provider_key(provider, key)
-    if existing is not None:
-        return existing
-    card = await repo.add(
-        Card(
-            user_id=user.id,
-            card_product_id=product.id,
-            tier_id=product.tier_id,
-            provider=provider,
-            provider_key=key,
-            provider_card_id=issued.card_id,
-            external_card_id=body.ExternalCardId,
-            nickname=nickname,
-            card_type=card_type,
-            status=PROVIDER_STATUS[issued.status].value,
-            currency=currency,
-            auto_lock_enabled=body.AutoLockEnabled,
-            budget_id=body.BudgetId,
-            masked_number=issued.masked_number,
-            last4=issued.last4,
-            expiry_month=issued.expiry_month,
-            expiry_year=issued.expiry_year,
-            phone=body.Phone,
-            delivery_address=json.dumps(asdict(address)) if address else None,
-            design_id=design,
-            last_balance_minor=issued.balance_minor,
-        )
+    # The provider issues once per key: a request that lost its claim's lease to a retry (a
+    # slow provider) is answered the card the retry wrote.
+    card = await repo.create_unless_taken(
+        {
+            "user_id": user.id,
+            "card_product_id": product.id,
+            "tier_id": product.tier_id,
+            "provider": provider,
+            "provider_key": key,
+            "provider_card_id": issued.card_id,
+            "external_card_id": body.ExternalCardId,
+            "nickname": nickname,
+            "card_type": card_type,
+            "status": PROVIDER_STATUS[issued.status].value,
+            "currency": currency,
+            "auto_lock_enabled": body.AutoLockEnabled,
+            "budget_id": body.BudgetId,
+            "masked_number": issued.masked_number,
+            "last4": issued.last4,
+            "expiry_month": issued.expiry_month,
+            "expiry_year": issued.expiry_year,
+            "phone": body.Phone,
+            "delivery_address": json.dumps(asdict(address)) if address else None,
+            "design_id": design,
+            "last_balance_minor": issued.balance_minor,
+        }
     )
-    await funding.card_account(session, card)
-    await session.flush()
-    return card
+    if card is None:
+        existing = await repo.by_provider_key(provider, key)
+        assert existing is not None
+        return (await views(session, [existing]))[0]
+    await funding.open_card_account(session, card, new_card=True)
+    await repo.save(card)
+    nothing = from_minor(0, currency)  # a new card's account holds nothing yet
+    return CardView(card, available=nothing, posted=nothing)
 
 
 # -------------------------------------------------------------------------------------- read

@@ -29,7 +29,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
-from finplat.db.dialect import for_update, insert_ignoring_conflicts
+from finplat.db.dialect import for_update, inserts_ignoring_conflicts
 from finplat.ledger.core import Delta, Entry, Layer, TransferKind, TransferStatus
 from finplat.ledger.models import LedgerAccount, LedgerBalance, LedgerEntry, LedgerTransfer
 
@@ -63,6 +63,14 @@ _OWNED_OR_BY_ID = (
     ),
 )
 _FIND_ACCOUNTS_AND_IDS = select(LedgerAccount).where(*_OWNED_OR_BY_ID)
+# A new account loaded from its INSERT: the account's first use reads it once, not again
+# after creating it.
+_INSERT_ACCOUNT = {
+    name: select(LedgerAccount).from_statement(
+        statement.returning(*cast(Table, LedgerAccount.__table__).c)
+    )
+    for name, statement in inserts_ignoring_conflicts(LedgerAccount.__table__).items()
+}
 # The same accounts, those found by id with their balance totals: a purchase's decision reads
 # its card's available balance with the accounts it holds against, a round trip fewer. Only
 # the accounts asked for by id join their shards (a settlement account has many).
@@ -184,28 +192,29 @@ async def insert_account(
     allow_negative: bool,
     shard_count: int,
     now: datetime,
-) -> None:
-    """Create the account and its balance shards unless it already exists (race-safe)."""
-    stmt = insert_ignoring_conflicts(session, LedgerAccount).values(
-        company_id=company_id,
-        code=code,
-        owner_type=owner_type,
-        owner_id=owner_id,
-        currency=currency,
-        allow_negative=allow_negative,
-        shard_count=shard_count,
-        created_at=now,
-    )
-    result = await session.execute(stmt.returning(LedgerAccount.id))
-    account_id = result.scalar_one_or_none()
-    if account_id is None:
-        return
+) -> LedgerAccount | None:
+    """Create the account and its balance shards unless it already exists (race-safe): the
+    account created, or None when another had created it first (read it then)."""
+    values = {
+        "company_id": company_id,
+        "code": code,
+        "owner_type": owner_type,
+        "owner_id": owner_id,
+        "currency": currency,
+        "allow_negative": allow_negative,
+        "shard_count": shard_count,
+        "created_at": now,
+    }
+    statement = _INSERT_ACCOUNT[session.get_bind().dialect.name]
+    account = cast("LedgerAccount | None", (await session.scalars(statement, values)).one_or_none())
+    if account is None:
+        return None
     floor = None if allow_negative else 0
     await session.execute(
         insert(LedgerBalance),
         [
             {
-                "account_id": account_id,
+                "account_id": account.id,
                 "shard": shard,
                 "posted": 0,
                 "pending_debits": 0,
@@ -215,6 +224,7 @@ async def insert_account(
             for shard in range(shard_count)
         ],
     )
+    return account
 
 
 async def accounts_by_id(

@@ -148,8 +148,10 @@ async def account(
     currency: str,
     allow_negative: bool = False,
     shard_count: int = 1,
+    new_owner: bool = False,
 ) -> LedgerAccount:
-    """Get or create an account (safe under concurrent first use)."""
+    """Get or create an account (safe under concurrent first use). `new_owner`: the owner was
+    created in this transaction, so the account is created without looking for it first."""
 
     async def find() -> LedgerAccount | None:
         return await repository.find_account(
@@ -161,10 +163,11 @@ async def account(
             currency=currency,
         )
 
-    found = await find()
-    if found is not None:
-        return found
-    await repository.insert_account(
+    if not new_owner:
+        found = await find()
+        if found is not None:
+            return found
+    created = await repository.insert_account(
         session,
         company_id=company_id,
         code=code,
@@ -175,8 +178,9 @@ async def account(
         shard_count=shard_count,
         now=utcnow(),
     )
-    created = await find()
-    assert created is not None
+    if created is None:  # a parallel first use created it
+        created = await find()
+        assert created is not None
     return created
 
 

@@ -30,6 +30,7 @@ from finplat.provisioning import repository, service, statuses
 from finplat.provisioning.holders import cardholder
 from finplat.provisioning.models import ProviderAccount
 from finplat.provisioning.selection import selected_providers
+from finplat.users.models import User
 
 log = structlog.get_logger("finplat.provisioning")
 
@@ -59,24 +60,43 @@ class Provisioned:
 
 
 async def provision_card_account(
-    session: AsyncSession, providers: Providers, *, company_id: int, user_id: int
+    session: AsyncSession,
+    providers: Providers,
+    *,
+    company_id: int,
+    user_id: int,
+    offered_to: User | None = None,
 ) -> Provisioned:
-    """Open the user's card-provider account once; an existing one is returned as it is."""
+    """Open the user's card-provider account once; an existing one is returned as it is.
+    `offered_to`: the user, when the caller has checked their base approval and orders a
+    card product of their tier (`_provision`)."""
     return await _provision(
-        session, providers, company_id=company_id, user_id=user_id, provider=BankProvider.CARDPROV
+        session,
+        providers,
+        company_id=company_id,
+        user_id=user_id,
+        provider=BankProvider.CARDPROV,
+        offered_to=offered_to,
     )
 
 
 async def ensure_switch_link(
-    session: AsyncSession, providers: Providers, *, company_id: int, user_id: int
+    session: AsyncSession,
+    providers: Providers,
+    *,
+    company_id: int,
+    user_id: int,
+    offered_to: User | None = None,
 ) -> Provisioned:
-    """The switch-provider link, created with the user's first switch-provider card."""
+    """The switch-provider link, created with the user's first switch-provider card
+    (`offered_to` as `provision_card_account`'s)."""
     return await _provision(
         session,
         providers,
         company_id=company_id,
         user_id=user_id,
         provider=BankProvider.SWITCHPROV,
+        offered_to=offered_to,
     )
 
 
@@ -87,10 +107,17 @@ async def _provision(
     company_id: int,
     user_id: int,
     provider: BankProvider,
+    offered_to: User | None = None,
 ) -> Provisioned:
-    user = await require_base_approval(session, company_id=company_id, user_id=user_id)
-    if provider not in await selected_providers(session, user):
-        raise ProviderNotSelected(f"The user's tier and company do not use {provider.value}.")
+    """The account is opened for a user whose base KYC is approved, at a provider their tier
+    and company use (`selection.selected_providers`). A card order has checked the approval,
+    and the product it orders is one of the user's tier, whose provider the tier therefore
+    uses: it hands the user over (`offered_to`) and neither is read again."""
+    user = offered_to
+    if user is None:
+        user = await require_base_approval(session, company_id=company_id, user_id=user_id)
+        if provider not in await selected_providers(session, user):
+            raise ProviderNotSelected(f"The user's tier and company do not use {provider.value}.")
     existing = await service.find(
         session, company_id=company_id, user_id=user_id, provider=provider
     )

@@ -163,10 +163,15 @@ async def card_account(session: AsyncSession, card: Card) -> LedgerAccount:
         )
         if card.ledger_account_id in found:
             return found[card.ledger_account_id]
-    return await _open_card_account(session, card)
+    return await open_card_account(session, card)
 
 
-async def _open_card_account(session: AsyncSession, card: Card) -> LedgerAccount:
+async def open_card_account(
+    session: AsyncSession, card: Card, *, new_card: bool = False
+) -> LedgerAccount:
+    """The card's ledger account created (`card_account`'s rules), its id set on the card
+    (the caller writes the card). `new_card`: the card was created in this transaction, so
+    no account can be found for it first."""
     account = await ledger.account(
         session,
         company_id=card.company_id,
@@ -175,6 +180,7 @@ async def _open_card_account(session: AsyncSession, card: Card) -> LedgerAccount
         owner_id=str(card.id),
         currency=card.currency,
         allow_negative=True,
+        new_owner=new_card,
     )
     card.ledger_account_id = account.id
     return account
@@ -236,7 +242,7 @@ async def _with_card_account(
     )
     account = None if known is None else by_id.get(known)
     if account is None:
-        account = await _open_card_account(session, card)
+        account = await open_card_account(session, card)
         return company, account, await ledger.balance_of(session, account) if balance else None
     return company, account, balances.get(account.id)
 

@@ -13,7 +13,6 @@ from finplat.cards.funding.auto_topup import LOW_BALANCE
 from finplat.cards.funding.models import CardAutoTopup
 from finplat.cards.models import Card
 from finplat.cards.transactions.models import CardTransaction, CardTransactionEvent
-from finplat.db.dialect import inserts_ignoring_conflicts
 from finplat.db.repository import COMPANY_PARAM, CompanyRepository, locked, of_company
 from finplat.partner_hosted.models import PartnerHostedConfig
 
@@ -39,11 +38,7 @@ class CardTransactionRepository(CompanyRepository[CardTransaction]):
     async def add_new(self, values: dict[str, Any]) -> CardTransaction | None:
         """The purchase inserted, or None when its provider's authorization id has one already:
         one statement, the unique key deciding (a read first cost a second)."""
-        found = await self.session.scalars(
-            _INSERT_NEW[self.session.get_bind().dialect.name],
-            {**values, "company_id": self.company_id},
-        )
-        return found.one_or_none()
+        return await self.create_unless_taken(values)
 
     async def add_event(self, values: dict[str, Any]) -> None:
         """A purchase's event recorded (its provider event id unique in the company)."""
@@ -212,13 +207,6 @@ _WITH_CARD = (
     .execution_options(populate_existing=True)
 )
 
-# The row inserted into the table, loaded as the ORM's object: an INSERT of the mapped class
-# would be annotated afresh, and so keyed for the compiled cache again, at every execution.
-_TABLE = cast(Table, CardTransaction.__table__)
-_INSERT_NEW = {
-    name: select(CardTransaction).from_statement(statement.returning(*_TABLE.c))
-    for name, statement in inserts_ignoring_conflicts(_TABLE).items()
-}
 # An event recorded: an INSERT into the table (the ORM's flush of a new object costs nearly
 # three times the statement, docs/performance.md; nothing reads the object back).
 _INSERT_EVENT = insert(cast(Table, CardTransactionEvent.__table__))

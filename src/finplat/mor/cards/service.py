@@ -93,13 +93,20 @@ async def order_batch(
     for. An item the cards domain refuses (4xx) is reported with its code and the batch goes
     on; a technical failure (5xx) answers the whole batch, and a retry with the same key
     resumes it (the cards made are found again by their keys)."""
+    # A resumed batch's items are resumed too: the cards it made before are found first.
+    items_from = claim.recovery_point
     # The claim commits before the first card: a refused item rolls back only its own work.
     await idempotency.checkpoint(session, claim, ORDERING)
     outcomes: list[tuple[int, int | None, ApiError | None]] = []
     for index, order in enumerate(orders):
-        item_claim = Claim(company_id=company_id, key=f"{claim.key}\tcard\t{index}", token="")
+        item_claim = Claim(
+            company_id=company_id,
+            key=f"{claim.key}\tcard\t{index}",
+            token="",
+            recovery_point=items_from,
+        )
         try:
-            card = await cards.order(
+            ordered = await cards.order(
                 session, providers, claim=item_claim, company_id=company_id, body=order
             )
         except ApiError as error:
@@ -108,8 +115,8 @@ async def order_batch(
             await session.rollback()
             outcomes.append((index, None, error))
             continue
-        await assignments.record_ordered(session, card)
-        outcomes.append((index, card.id, None))
+        await assignments.record_ordered(session, ordered.card)
+        outcomes.append((index, ordered.card.id, None))
         await idempotency.checkpoint(session, claim, ORDERING, handled=index + 1)
     repo = CardRepository(session, company_id)
     items = []

@@ -29,13 +29,13 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from datetime import timedelta
-from typing import Protocol
+from typing import Protocol, cast
 
-from sqlalchemy import bindparam, select, update
+from sqlalchemy import Table, bindparam, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from finplat.db import prepared
-from finplat.db.dialect import insert_ignoring_conflicts
+from finplat.db.dialect import inserts_ignoring_conflicts
 from finplat.db.unit_of_work import unit_of_work
 from finplat.kit.clock import utcnow
 from finplat.providers.cards.port import (
@@ -132,6 +132,17 @@ _CARD = select(SandboxCardprovCard).where(
     SandboxCardprovCard.provider == bindparam("provider"),
 )
 _CARD_ROW = {False: _CARD, True: _CARD.with_for_update()}
+_CARD_BY_KEY = select(SandboxCardprovCard).where(
+    SandboxCardprovCard.idempotency_key == bindparam("key")
+)
+# A card issued: written once, loaded from what the INSERT returns (nothing when the key has
+# issued one before).
+_ISSUE = {
+    name: select(SandboxCardprovCard).from_statement(
+        statement.returning(*cast(Table, SandboxCardprovCard.__table__).c)
+    )
+    for name, statement in inserts_ignoring_conflicts(SandboxCardprovCard.__table__).items()
+}
 _HOLDERS_CARDS = (
     select(SandboxCardprovCard)
     .where(
@@ -283,41 +294,40 @@ class SandboxCardProgram:
             now = utcnow()
             card_id = f"{self.name}_card_{uuid.uuid4().hex[:20]}"
             number = self.full_number(card_id)
-            await session.execute(
-                insert_ignoring_conflicts(session, SandboxCardprovCard).values(
-                    company_id=company_id,
-                    provider=self.name,
-                    card_id=card_id,
-                    idempotency_key=f"{self.name}:{company_id}:{idempotency_key}",
-                    holder_account_id=holder_account_id,
-                    card_type=card_type,
-                    currency=currency,
-                    nickname=nickname,
-                    budget_id=budget_id,
-                    design_id=design_id,
-                    delivery_address=(
-                        json.dumps(asdict(delivery_address)) if delivery_address else None
-                    ),
-                    status=S.PENDING.value,
-                    masked_number=f"{number[:6]}******{number[-4:]}",
-                    last4=number[-4:],
-                    expiry_month=now.month,
-                    expiry_year=now.year + EXPIRY_YEARS,
-                    balance_minor=0,
-                    created_at=now,
-                    updated_at=now,
-                )
-            )
-            stmt = select(SandboxCardprovCard).where(
-                SandboxCardprovCard.idempotency_key == f"{self.name}:{company_id}:{idempotency_key}"
-            )
-            row = (await session.execute(stmt)).scalar_one()
-            answer = self._view(row)
-            if row.card_id == card_id:  # first issue: produce it and report that
-                produced = S.ACTIVE if card_type == "VIRTUAL" else S.INACTIVE
-                row.status = produced.value
-                row.updated_at = utcnow()
-                await session.flush()
+            key = f"{self.name}:{company_id}:{idempotency_key}"
+            # Produced at once: written in its produced status, answered as issued (PENDING),
+            # its production reported by the callback.
+            produced = S.ACTIVE if card_type == "VIRTUAL" else S.INACTIVE
+            values = {
+                "company_id": company_id,
+                "provider": self.name,
+                "card_id": card_id,
+                "idempotency_key": key,
+                "holder_account_id": holder_account_id,
+                "card_type": card_type,
+                "currency": currency,
+                "nickname": nickname,
+                "budget_id": budget_id,
+                "design_id": design_id,
+                "delivery_address": (
+                    json.dumps(asdict(delivery_address)) if delivery_address else None
+                ),
+                "status": produced.value,
+                "masked_number": f"{number[:6]}******{number[-4:]}",
+                "last4": number[-4:],
+                "expiry_month": now.month,
+                "expiry_year": now.year + EXPIRY_YEARS,
+                "balance_minor": 0,
+                "created_at": now,
+                "updated_at": now,
+            }
+            dialect = session.get_bind().dialect.name
+            row = (await session.scalars(_ISSUE[dialect], values)).one_or_none()
+            if row is None:  # issued before under this key: that card, as it is now
+                row = (await session.execute(_CARD_BY_KEY, {"key": key})).scalar_one()
+                answer = self._view(row)
+            else:
+                answer = self._view(row, S.PENDING.value)
                 await self.sim.emit_callback(
                     session,
                     company_id=company_id,
