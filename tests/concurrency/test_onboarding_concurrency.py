@@ -20,10 +20,26 @@ from finplat.provisioning.repository import ProviderAccountRepository
 from tests.bankprov_onboarding.steps import account_activated, onboarded_user
 from tests.callbacks import signed
 from tests.databases import backend
+from tests.factories import user_payload
 from tests.isolated import isolated
 from tests.onboarding import create_user, decide, start_kyc
 
 pytestmark = pytest.mark.skipif(backend() != "postgresql", reason="PostgreSQL concurrency")
+
+
+async def test_parallel_creations_of_one_external_user_id_create_one_user() -> None:
+    async with isolated("user-race", database_pool_size=30, run_background_jobs=False) as env:
+        body = user_payload(ExternalUserId="ext-race")
+        responses = await asyncio.gather(
+            *(env.client.post("/api/v2/users", json=body) for _ in range(10))
+        )
+        codes = sorted(r.status_code for r in responses)
+        assert codes == [201] + [409] * 9
+        assert {r.json()["Code"] for r in responses if r.status_code == 409} == {
+            "USER_ALREADY_EXISTS"
+        }
+        listed = await env.client.get("/api/v2/users", params={"externalUserId": "ext-race"})
+        assert len(listed.json()["Items"]) == 1
 
 
 async def test_parallel_duplicate_callbacks_are_processed_once() -> None:

@@ -33,6 +33,7 @@ from tests.cards.funding.steps import active_card, purchase, route_only, topup, 
 from tests.cards.steps import approved_card_user, order, order_body, ordered_card
 from tests.cards.transactions.steps import ask_in_real_time, provider_card_ref
 from tests.conftest import Tenant
+from tests.factories import user_payload
 from tests.mor.card_steps import mor_card
 
 T = TypeVar("T")
@@ -99,6 +100,10 @@ PAYOUT_CREATE_BUDGET = (27, 4, 0)
 # new card has none) with its balance row, the account's id on the card, the key's answer
 # stored (the new card's balance is zero: not read).
 ORDER_CARD_BUDGET = (13, 4, 0)
+# A user's creation: the key check (on PostgreSQL below SQLAlchemy, not counted), the company's
+# default tier for the account type, the user written and returned (the ExternalUserId's
+# unique key answers a duplicate; no read first).
+CREATE_USER_BUDGET = (3, 1, 0)
 # A read: the key check, the user, the budget balances, the cards, and every one of their
 # ledger totals in one statement.
 BALANCE_BUDGET = (5, 1, 0)
@@ -198,6 +203,15 @@ async def test_a_card_topup_stays_within_its_statement_and_commit_budget(
     response = await tally.count(lambda: topup(api, card, 25, key="counted-topup"))
     assert response.status_code == 200, response.text
     assert tally.within(TOPUP_BUDGET), str(tally)
+
+
+async def test_a_user_creation_stays_within_its_statement_and_commit_budget(
+    api: httpx.AsyncClient, tally: Tally
+) -> None:
+    await api.get("/api/v2/tiers")  # the key is known to the process
+    response = await tally.count(lambda: api.post("/api/v2/users", json=user_payload()))
+    assert response.status_code == 201, response.text
+    assert tally.within(CREATE_USER_BUDGET), str(tally)
 
 
 async def test_a_card_order_stays_within_its_statement_and_commit_budget(

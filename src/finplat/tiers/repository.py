@@ -1,8 +1,8 @@
 from __future__ import annotations
 
-from sqlalchemy import Select
+from sqlalchemy import bindparam
 
-from finplat.db.repository import CompanyRepository
+from finplat.db.repository import CompanyRepository, of_company
 from finplat.tiers.models import CardProduct, Tier
 
 
@@ -14,13 +14,8 @@ class TierRepository(CompanyRepository[Tier]):
         return list((await self.session.execute(stmt)).scalars())
 
     async def default_for(self, account_type: str) -> Tier | None:
-        stmt: Select[Tier] = (
-            self.scoped()
-            .where(Tier.account_type == account_type, Tier.is_default, Tier.is_active)
-            .order_by(Tier.tier_level, Tier.id)
-            .limit(1)
-        )
-        return (await self.session.execute(stmt)).scalar_one_or_none()
+        found = await self.session.execute(_DEFAULT_FOR, self.bound(account_type=account_type))
+        return found.scalar_one_or_none()
 
 
 class CardProductRepository(CompanyRepository[CardProduct]):
@@ -29,3 +24,16 @@ class CardProductRepository(CompanyRepository[CardProduct]):
     async def for_tier(self, tier_id: int) -> list[CardProduct]:
         stmt = self.scoped().where(CardProduct.tier_id == tier_id).order_by(CardProduct.id)
         return list((await self.session.execute(stmt)).scalars())
+
+
+# Every user's creation reads it: built once.
+_DEFAULT_FOR = (
+    of_company(
+        Tier,
+        Tier.account_type == bindparam("account_type"),
+        Tier.is_default.is_(True),
+        Tier.is_active.is_(True),
+    )
+    .order_by(Tier.tier_level, Tier.id)
+    .limit(1)
+)

@@ -49,31 +49,29 @@ async def create_user(session: AsyncSession, *, company_id: int, data: UserCreat
     """Create a user: `Status` ACTIVE, `KycStatus` NOT_STARTED, on the company's default tier
     for its account type. `ExternalUserId` is unique within the company (409
     USER_ALREADY_EXISTS)."""
-    repo = UserRepository(session, company_id)
-    if await repo.find_by_external_id(data.ExternalUserId) is not None:
-        raise UserAlreadyExists()
     tier = await tiers.default_tier(session, company_id=company_id, account_type=data.AccountType)
-    user = User(
-        external_user_id=data.ExternalUserId,
-        email=data.Email,
-        first_name=data.FirstName,
-        last_name=data.LastName,
-        phone=data.Phone,
-        account_type=data.AccountType,
-        date_of_birth=data.DateOfBirth,
-        address=data.Address,
-        city=data.City,
-        country=data.Country,
-        zip_code=data.ZipCode,
-        status=STATUS_ACTIVE,
-        kyc_status=KYC_NOT_STARTED,
-        tier_id=tier.id if tier else None,
+    # The ExternalUserId's unique key decides, also between parallel requests: one statement.
+    user = await UserRepository(session, company_id).create_unless_taken(
+        {
+            "external_user_id": data.ExternalUserId,
+            "email": data.Email,
+            "first_name": data.FirstName,
+            "last_name": data.LastName,
+            "phone": data.Phone,
+            "account_type": data.AccountType,
+            "date_of_birth": data.DateOfBirth,
+            "address": data.Address,
+            "city": data.City,
+            "country": data.Country,
+            "zip_code": data.ZipCode,
+            "status": STATUS_ACTIVE,
+            "kyc_status": KYC_NOT_STARTED,
+            "tier_id": tier.id if tier else None,
+        }
     )
-    try:
-        return await repo.add(user)
-    except IntegrityError:
-        # A concurrent request created the same ExternalUserId between our check and insert.
-        raise UserAlreadyExists() from None
+    if user is None:
+        raise UserAlreadyExists()
+    return user
 
 
 async def create_named_user(
