@@ -24,7 +24,8 @@ async def on_status_changed(
     session: AsyncSession, company_id: int, data: dict[str, Any], *, provider: str
 ) -> None:
     reported = PROVIDER_STATUS[ProviderCardStatus(str(data["status"]))]
-    card = await CardRepository(session, company_id).by_provider_card(provider, str(data["cardId"]))
+    cards = CardRepository(session, company_id)
+    card = await cards.by_provider_card(provider, str(data["cardId"]))
     if card is None:
         # Ordered but not recorded yet: the card's next read adopts the provider's status.
         log.info("card_status_for_unknown_card", provider=provider)
@@ -40,7 +41,7 @@ async def on_status_changed(
     # A decline-fee block stands until the fee is paid, whatever the provider reports.
     if card.take_provider_status(reported):
         card.updated_at = utcnow()
-    await session.flush()
+    await cards.save(card)  # what changed, if anything (a block may only be flagged)
 
 
 def _register(provider: str) -> None:
