@@ -7,6 +7,8 @@ import httpx
 from tests.banking.steps import funded_user
 from tests.cards.funding.steps import fund_master, purchase, set_fees, topup
 from tests.cards.steps import ordered_card
+from tests.cards.transactions.steps import authorize
+from tests.onboarding import create_user
 
 
 async def test_aggregated_balance_sums_cards_under_their_issuing_provider(
@@ -69,3 +71,37 @@ async def test_assets_list_each_card_that_is_not_cancelled_beside_the_budget_bal
     ]
     usd = next(a for a in assets if a["Source"] == "BUDGET" and a["Currency"] == "USD")
     assert (usd["BudgetId"], usd["CardId"], usd["Available"]) == (budget["BudgetId"], None, 100)
+
+
+async def test_aggregated_balance_counts_a_cards_open_hold_against_available_only(
+    api: httpx.AsyncClient,
+) -> None:
+    user, _ = await funded_user(api, "100.00", "USD")
+    card = await ordered_card(api, user, "cardprov")
+    await fund_master(api, 1000.0)
+    await set_fees(api, card)
+    assert (await topup(api, card, 40)).status_code == 200
+    assert (await authorize(api, card, 15))["Approved"] is True
+    response = await api.get("/api/v2/banking/balance", params={"userId": user["Id"]})
+    usd = next(b for b in response.json()["Balances"] if b["Currency"] == "USD")
+    assert usd["Posted"] == 140
+    assert usd["Available"] == 125
+    assert usd["Providers"] == [
+        {"Provider": "bankprov", "Available": 100},
+        {"Provider": "cardprov", "Available": 25},
+    ]
+
+
+async def test_aggregated_balance_of_a_user_holding_nothing_is_empty(
+    api: httpx.AsyncClient,
+) -> None:
+    user = await create_user(api)
+    response = await api.get("/api/v2/banking/balance", params={"userId": user["Id"]})
+    assert response.status_code == 200, response.text
+    assert response.json()["Balances"] == []
+
+
+async def test_aggregated_balance_of_an_unknown_user_is_404(api: httpx.AsyncClient) -> None:
+    response = await api.get("/api/v2/banking/balance", params={"userId": 987654})
+    assert response.status_code == 404, response.text
+    assert response.json()["Code"] == "USER_NOT_FOUND"

@@ -104,9 +104,10 @@ ORDER_CARD_BUDGET = (13, 4, 0)
 # default tier for the account type, the user written and returned (the ExternalUserId's
 # unique key answers a duplicate; no read first).
 CREATE_USER_BUDGET = (3, 1, 0)
-# A read: the key check, the user, the budget balances, the cards, and every one of their
-# ledger totals in one statement.
-BALANCE_BUDGET = (5, 1, 0)
+# The aggregated balance: the key check (on PostgreSQL below SQLAlchemy), the user, and the
+# ledger totals of their budget balances and live cards summed per currency and provider in
+# one statement (the balance rows and cards are not loaded as objects).
+BALANCE_BUDGET = (3, 1, 0)
 # A listing of cards: the key check, the user, the cards (once), the card provider's account
 # holder, the provider's listing (the sandbox's fault check, counted on SQLite only: on
 # PostgreSQL it runs on the driver's connection; and its cards), the card accounts with their

@@ -20,6 +20,7 @@ from typing import Protocol
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.banking import accounts, budgets
+from finplat.banking import repository as banking_repository
 from finplat.banking.models import BankingBalance, BankingBudget
 from finplat.banking.repository import BalanceRepository, BudgetRepository
 from finplat.cards.models import Card
@@ -171,31 +172,24 @@ async def holdings(session: AsyncSession, *, company_id: int, user_id: int) -> H
 async def user_currency_totals(
     session: AsyncSession, *, company_id: int, user_id: int
 ) -> list[CurrencyTotal]:
-    """Every balance the user holds, budgets and cards, summed per currency."""
-    held = await holdings(session, company_id=company_id, user_id=user_id)
-    return totals_by_currency([*held.budgets, *held.cards])
-
-
-def totals_by_currency(views: Sequence[ProviderBalance]) -> list[CurrencyTotal]:
-    sums: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
-    per_provider: dict[str, dict[BankProvider, int]] = defaultdict(lambda: defaultdict(int))
-    for view in views:
-        t = view.totals
-        acc = sums[t.currency]
-        acc[0] += t.posted
-        acc[1] += t.pending_debits
-        acc[2] += t.pending_credits
-        per_provider[t.currency][view.provider] += t.available
-    return [
-        CurrencyTotal(
+    """Every balance the user holds, budgets and cards (not cancelled), summed per currency,
+    with the available amount per provider (404 for a user not the company's)."""
+    await users.get_user(session, company_id=company_id, user_id=user_id)
+    held = await banking_repository.holdings_by_currency(
+        session, company_id=company_id, user_id=user_id
+    )
+    found: dict[str, CurrencyTotal] = {}
+    for currency, provider, posted, pending_debits, pending_credits in held:
+        total = found.get(currency) or CurrencyTotal(currency, 0, 0, 0, {})
+        part = Balance(0, currency, posted, pending_debits, pending_credits)
+        found[currency] = CurrencyTotal(
             currency,
-            posted=sums[currency][0],
-            pending_debits=sums[currency][1],
-            pending_credits=sums[currency][2],
-            by_provider=dict(per_provider[currency]),
+            posted=total.posted + posted,
+            pending_debits=total.pending_debits + pending_debits,
+            pending_credits=total.pending_credits + pending_credits,
+            by_provider={**total.by_provider, BankProvider(provider): part.available},
         )
-        for currency in sorted(sums)
-    ]
+    return list(found.values())
 
 
 async def balance_detail(

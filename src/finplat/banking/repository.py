@@ -2,13 +2,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import bindparam
+from sqlalchemy import bindparam, func, literal, select, union_all
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.banking.models import BankingBalance, BankingBudget
+from finplat.cards.models import Card
+from finplat.cards.status import CardStatus
 from finplat.db.dialect import insert_ignoring_conflicts
-from finplat.db.repository import CompanyRepository, of_company
+from finplat.db.repository import COMPANY_PARAM, CompanyRepository, of_company
 from finplat.kit.clock import utcnow
+from finplat.ledger.models import LedgerBalance
+from finplat.providers.names import BankProvider
 
 
 class BudgetRepository(CompanyRepository[BankingBudget]):
@@ -153,3 +157,48 @@ _OF_USER = of_company(BankingBalance, BankingBalance.user_id == bindparam("user_
 async def budgets_of_company(session: AsyncSession, company_id: int) -> Sequence[BankingBudget]:
     repo = BudgetRepository(session, company_id)
     return (await session.execute(repo.scoped().order_by(BankingBudget.id))).scalars().all()
+
+
+async def holdings_by_currency(
+    session: AsyncSession, *, company_id: int, user_id: int
+) -> list[tuple[str, str, int, int, int]]:
+    """The ledger totals of everything the user holds, summed per currency and provider in one
+    statement: `(currency, provider, posted, pending_debits, pending_credits)` for the budget
+    balances (the banking provider's) and the cards that are not cancelled (their issuer's).
+    A holding whose account has no balance row yet counts zero, its currency still shown."""
+    params = {COMPANY_PARAM: company_id, "user_id": user_id}
+    rows = await session.execute(_HOLDINGS_BY_CURRENCY, params)
+    return [(row[0], row[1], int(row[2]), int(row[3]), int(row[4])) for row in rows]
+
+
+# The aggregated balance's one read: the user's holdings (budget balances, live cards) with
+# their ledger accounts' shards, summed in the database rather than loaded as objects.
+_HELD = union_all(
+    select(
+        BankingBalance.ledger_account_id.label("account_id"),
+        BankingBalance.currency.label("currency"),
+        literal(BankProvider.BANKPROV.value).label("provider"),
+    ).where(
+        BankingBalance.company_id == bindparam(COMPANY_PARAM),
+        BankingBalance.user_id == bindparam("user_id"),
+    ),
+    select(Card.ledger_account_id, Card.currency, Card.provider).where(
+        Card.company_id == bindparam(COMPANY_PARAM),
+        Card.user_id == bindparam("user_id"),
+        Card.status != CardStatus.CANCELLED.value,
+        Card.ledger_account_id.is_not(None),
+    ),
+).subquery()
+_HOLDINGS_BY_CURRENCY = (
+    select(
+        _HELD.c.currency,
+        _HELD.c.provider,
+        func.coalesce(func.sum(LedgerBalance.posted), 0),
+        func.coalesce(func.sum(LedgerBalance.pending_debits), 0),
+        func.coalesce(func.sum(LedgerBalance.pending_credits), 0),
+    )
+    .select_from(_HELD)
+    .outerjoin(LedgerBalance, LedgerBalance.account_id == _HELD.c.account_id)
+    .group_by(_HELD.c.currency, _HELD.c.provider)
+    .order_by(_HELD.c.currency, _HELD.c.provider)
+)
