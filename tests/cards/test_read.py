@@ -10,6 +10,7 @@ from fastapi import FastAPI
 
 from finplat.providers.registry import Providers
 from tests.cards.steps import approved_card_user, card_detail, ordered_card
+from tests.onboarding import set_fault
 
 
 async def test_detail_is_sanitized_with_balances(api: httpx.AsyncClient) -> None:
@@ -174,3 +175,28 @@ async def _company_of(app: FastAPI, card_id: int) -> int:
         card = await session.get(Card, card_id)
         assert card is not None
         return int(card.company_id)
+
+
+async def _listed_statuses(api: httpx.AsyncClient, user: dict[str, Any]) -> list[str]:
+    response = await api.get("/api/v2/cards", params={"userId": user["Id"]})
+    assert response.status_code == 200, response.text
+    return [c["Status"] for c in response.json()["Cards"]]
+
+
+async def test_listing_cards_with_nothing_to_learn_does_not_ask_the_provider(
+    api: httpx.AsyncClient,
+) -> None:
+    user = await approved_card_user(api)
+    await ordered_card(api, user)
+    await set_fault(api, "cardprov", "list_cards", "error")
+    # Produced, with its ledger account: the listing is the platform's own.
+    assert await _listed_statuses(api, user) == ["ACTIVE"]
+
+
+async def test_listing_a_card_awaiting_production_asks_the_provider_for_its_status(
+    api: httpx.AsyncClient,
+) -> None:
+    user = await approved_card_user(api)
+    await ordered_card(api, user, produced=False)
+    # The provider has produced it; its callback has not arrived yet.
+    assert await _listed_statuses(api, user) == ["ACTIVE"]

@@ -280,15 +280,17 @@ async def detail(
 async def list_cards(
     session: AsyncSession, providers: Providers, *, company_id: int, user_id: int
 ) -> list[CardView]:
-    """Every local card of the user; what the providers still list refreshes the persisted
-    balance, and cards they omit (cancelled ones, banking-provider cards kept locally) show
-    their persisted details. The cards are read once: the session keeps them across the
-    provider's call (its commit expires nothing), and a read again would hand back the same
-    objects unrefreshed."""
+    """Every local card of the user, its balance its ledger account's. A provider is asked
+    for its cards only when it has something to tell: a card still waiting for production
+    (its produced status, in case the callback has not arrived) or one without a ledger
+    account (its balance is the provider's word, persisted); cards it omits (cancelled ones,
+    banking-provider cards kept locally) show their persisted details. The cards are read
+    once: the session keeps them across the provider's call (its commit expires nothing),
+    and a read again would hand back the same objects unrefreshed."""
     await users.get_user(session, company_id=company_id, user_id=user_id)
     repo = CardRepository(session, company_id)
     cards = await repo.list_of_user(user_id)
-    for provider in sorted({c.provider for c in cards if c.status != S.CANCELLED}):
+    for provider in sorted({c.provider for c in cards if _provider_can_tell(c)}):
         account = await provisioning.find(
             session, company_id=company_id, user_id=user_id, provider=BankProvider(provider)
         )
@@ -311,6 +313,13 @@ async def list_cards(
                 _adopt(card, by_ref[card.provider_card_id])
         await session.flush()
     return await views(session, cards)
+
+
+def _provider_can_tell(card: Card) -> bool:
+    """Whether the provider's listing can change what a card shows (`list_cards`)."""
+    if card.status == S.CANCELLED:
+        return False
+    return card.status == S.PENDING or card.ledger_account_id is None
 
 
 async def card_transactions(
