@@ -52,10 +52,10 @@ TOPUP_BUDGET = (28, 4, 0)
 UNLOAD_BUDGET = (24, 4, 0)
 # A sandbox authorization is two requests' work (issue 32). The real-time decision: the card read
 # with its lock and whether its company has a partner configuration or an active rule (neither
-# then read), the purchase recorded (one insert: the unique key finds an earlier ask), the card's
-# and the settlement accounts with the card's balance (one read), the hold (on the accounts
-# already read; on PostgreSQL its transfer and entries one statement), the purchase's one update
-# (the card's row is not written: its balance is its account's). The provider's
+# then read), the card's and the settlement accounts with the card's balance (one read), the
+# hold (on the accounts already read; on PostgreSQL its transfer and entries one statement), the
+# purchase written once with its decision (its unique key finds an earlier ask; the card's row
+# is not written: its balance is its account's). The provider's
 # `card.transaction` callback through the inbound path, which a real provider sends as a request of
 # its own: its log row (written processed), the company (once: the event reuses it), the card
 # locked, the purchase read with whether the event is recorded, the event's record (the hold the
@@ -64,11 +64,11 @@ UNLOAD_BUDGET = (24, 4, 0)
 # in one statement (the auto top-up does not move them), the card's auto top-up settings (the
 # decision said whether the balance is a partner's, which has none), one commit for the answer's
 # reads.
-AUTHORIZATION_BUDGET = (25, 6, 0)
+AUTHORIZATION_BUDGET = (24, 6, 0)
 # The card provider's real-time request alone (issue 32's decision; no key to check): the
 # decision above (a company that does not exist holds no card: the card's read answers for
 # it), its purchase marked due for the background follow-up in the same insert, one commit.
-DECISION_BUDGET = (8, 1, 0)
+DECISION_BUDGET = (7, 1, 0)
 # A transfer between two budgets of an account: the key's claim; the account (the user read only
 # when the account is not theirs), both budgets in one read and both balances in another; the
 # reservation (its two accounts read, each balance row changed, the transfer with its entries)

@@ -9,7 +9,7 @@ from fastapi import FastAPI
 
 from finplat.config import Settings
 from tests.authorization.steps import max_amount_rule
-from tests.cards.funding.steps import card_balance
+from tests.cards.funding.steps import card_balance, topup
 from tests.cards.transactions.steps import (
     ask_in_real_time,
     funded_card,
@@ -89,6 +89,23 @@ async def test_a_request_beyond_the_balance_is_declined(
         False,
         "INSUFFICIENT_FUNDS",
     )
+
+
+async def test_a_repeated_request_answers_its_first_decline_even_once_funds_arrive(
+    api: httpx.AsyncClient,
+    anonymous: httpx.AsyncClient,
+    app: FastAPI,
+    settings: Settings,
+    tenant: Tenant,
+) -> None:
+    card = await funded_card(api, 10)
+    payload = _request(tenant.company_id, await provider_card_ref(app, card), "net-rt-9", 1500)
+    first = await ask_in_real_time(anonymous, settings.provider_callback_secret, payload)
+    assert first.json()["DeclineReason"] == "INSUFFICIENT_FUNDS"
+    assert (await topup(api, card, 50)).status_code == 200
+    again = await ask_in_real_time(anonymous, settings.provider_callback_secret, payload)
+    assert again.json() == first.json()
+    assert await card_balance(api, card) == Decimal(60)  # nothing held by the repeat
 
 
 async def test_an_unsigned_request_is_401(anonymous: httpx.AsyncClient) -> None:

@@ -170,58 +170,115 @@ async def decide(
         )
     hosted = hosting is not None
     txns = CardTransactionRepository(session, company_id)
-    txn = await txns.add_new(
-        {
-            "card_id": card.id,
-            "user_id": card.user_id,
-            "provider": card.provider,
-            "authorization_id": request.authorization_id,
-            "currency": card.currency,
-            "merchant": request.merchant,
-            "mcc": request.mcc,
-            "country": request.country,
-            "mid": request.mid,
-            "status": PurchaseStatus.PENDING.value,
-            "requested_minor": request.amount_minor,
-            "follow_up_at": utcnow() if follow_up_later and not hosted else None,
-        }
-    )
-    if txn is None:  # the provider asked again: the card's lock orders the two asks
-        earlier = await txns.by_authorization(card.provider, request.authorization_id)
-        assert earlier is not None
-        return _answer(earlier, partner_hosted=hosted)
+    purchase = {
+        "card_id": card.id,
+        "user_id": card.user_id,
+        "provider": card.provider,
+        "authorization_id": request.authorization_id,
+        "currency": card.currency,
+        "merchant": request.merchant,
+        "mcc": request.mcc,
+        "country": request.country,
+        "mid": request.mid,
+        "status": PurchaseStatus.PENDING.value,
+        "requested_minor": request.amount_minor,
+        "follow_up_at": utcnow() if follow_up_later and not hosted else None,
+    }
+    if hosting is not None:
+        return await _decide_with_partner(session, hosting, card, request, purchase, configured)
     judged = await _judge(
         session,
         card,
         request,
-        balance_here=not hosted,
+        balance_here=True,
+        rules_here=configured is None or configured.rules,
+    )
+    rules = judged.rules
+    purchase["rules_fired"] = json.dumps(rules.fired if rules else [])
+    hold_id = None
+    if judged.reason is None:
+        assert judged.account is not None
+        assert judged.settlement is not None
+        hold_id = await service.hold_approved(
+            session,
+            card,
+            authorization_id=request.authorization_id,
+            merchant=request.merchant,
+            amount_minor=judged.approved_minor,
+            account=judged.account,
+            settlement=judged.settlement,
+        )
+        partial = judged.approved_minor < request.amount_minor
+        purchase |= {
+            "status": PurchaseStatus.AUTHORIZED.value,
+            "response_code": PARTIALLY_APPROVED if partial else APPROVED,
+            "authorized_minor": judged.approved_minor,
+            "authorized_at": utcnow(),
+            "held_minor": judged.approved_minor,
+            "hold_transfer_id": hold_id,
+        }
+    else:
+        purchase |= _declined(judged.reason, rules)
+    # Written once, with its decision: the authorization id's unique key finds an ask the
+    # provider repeats (the card's lock orders the two), whose first decision stands.
+    txn = await txns.add_new(purchase)
+    if txn is None:
+        if hold_id is not None:
+            await service.release_unrecorded_hold(session, card, hold_id)
+        earlier = await txns.by_authorization(card.provider, request.authorization_id)
+        assert earlier is not None
+        return _answer(earlier, partner_hosted=False)
+    return _answer(txn, partner_hosted=False)
+
+
+def _declined(reason: str, rules: evaluation.Outcome | None) -> dict[str, Any]:
+    return {
+        "declined": True,
+        "decline_reason": reason,
+        "status": PurchaseStatus.DECLINED.value,
+        "response_code": (
+            rules.response_code if reason == RULE_DECLINED and rules else response_code(reason)
+        ),
+    }
+
+
+async def _decide_with_partner(
+    session: AsyncSession,
+    hosting: Hosting,
+    card: Card,
+    request: AuthorizationRequest,
+    purchase: dict[str, Any],
+    configured: Configured | None,
+) -> Decision:
+    """A partner-hosted company's decision: the card's state and the rules here, then the
+    partner's answer. The purchase is written first: the partner hears of it by its id."""
+    txns = CardTransactionRepository(session, card.company_id)
+    txn = await txns.add_new(purchase)
+    if txn is None:  # the provider asked again: the card's lock orders the two asks
+        earlier = await txns.by_authorization(card.provider, request.authorization_id)
+        assert earlier is not None
+        return _answer(earlier, partner_hosted=True)
+    judged = await _judge(
+        session,
+        card,
+        request,
+        balance_here=False,
         rules_here=configured is None or configured.rules,
     )
     reason, approved_minor, rules = judged.reason, judged.approved_minor, judged.rules
-    if hosting is not None and reason is None:
+    if reason is None:
         asked = await _ask_partner(session, hosting, txn, request)
         reason, approved_minor = asked.decline_reason, asked.approved_minor
     txn.rules_fired = json.dumps(rules.fired if rules else [])
     if reason is None:
         partial = approved_minor < request.amount_minor
         txn.response_code = PARTIALLY_APPROVED if partial else APPROVED
-        await service.authorize_decided(
-            session,
-            card,
-            txn,
-            approved_minor=approved_minor,
-            account=judged.account,
-            settlement=judged.settlement,
-        )
+        await service.authorize_decided(session, card, txn, approved_minor=approved_minor)
     else:
-        txn.declined = True
-        txn.decline_reason = reason
-        txn.status = PurchaseStatus.DECLINED.value
-        txn.response_code = (
-            rules.response_code if reason == RULE_DECLINED and rules else (response_code(reason))
-        )
+        for name, value in _declined(reason, rules).items():
+            setattr(txn, name, value)
     await txns.save(txn)
-    return _answer(txn, partner_hosted=hosted)
+    return _answer(txn, partner_hosted=True)
 
 
 async def _ask_partner(

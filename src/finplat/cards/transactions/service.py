@@ -193,6 +193,38 @@ async def authorize_decided(
     await _book(session, card, txn, clearing=0, refund=0, account=account, settlement=settlement)
 
 
+async def hold_approved(
+    session: AsyncSession,
+    card: Card,
+    *,
+    authorization_id: str,
+    merchant: str,
+    amount_minor: int,
+    account: LedgerAccount,
+    settlement: LedgerAccount,
+) -> int:
+    """The hold of a purchase the platform's own decision approves, taken under the card's
+    lock before the purchase is written, so that the purchase is written once, with it
+    (`decision.decide`): its details name the card and the authorization id, the purchase
+    having no id yet. Returns the hold's transfer id."""
+    hold = await ledger.create_pending(
+        session,
+        company_id=card.company_id,
+        legs=[Leg(account.id, -amount_minor), Leg(settlement.id, amount_minor)],
+        code="card.purchase",
+        expires_at=None,
+        details={"cardId": card.id, "authorizationId": authorization_id, "merchant": merchant},
+        accounts=(account, settlement),
+    )
+    return hold.transfer_id
+
+
+async def release_unrecorded_hold(session: AsyncSession, card: Card, transfer_id: int) -> None:
+    """A `hold_approved` whose purchase the provider had asked for before (its authorization
+    id already decided): the first decision stands, and this hold is released."""
+    await ledger.void_pending(session, company_id=card.company_id, pending_id=transfer_id)
+
+
 async def _book(
     session: AsyncSession,
     card: Card,
