@@ -671,28 +671,32 @@ async def test_balances_by_id_are_the_company_s_accounts_only(session: AsyncSess
     assert found[mine.fees.id].posted == 0
 
 
+async def _card_account(
+    session: AsyncSession,
+    book: Book,
+    owner_id: str,
+    *,
+    shard_count: int = 1,
+    new_owner: bool = False,
+) -> LedgerAccount:
+    return await ledger.account(
+        session,
+        company_id=book.company_id,
+        code="card",
+        owner_type="card",
+        owner_id=owner_id,
+        currency="USD",
+        shard_count=shard_count,
+        new_owner=new_owner,
+    )
+
+
 async def test_an_accounts_first_use_creates_it_with_its_shards_at_zero(
     session: AsyncSession,
 ) -> None:
     book = await open_book(session)
-    created = await ledger.account(
-        session,
-        company_id=book.company_id,
-        code="card",
-        owner_type="card",
-        owner_id="new",
-        currency="USD",
-        shard_count=3,
-        new_owner=True,
-    )
-    again = await ledger.account(
-        session,
-        company_id=book.company_id,
-        code="card",
-        owner_type="card",
-        owner_id="new",
-        currency="USD",
-    )
+    created = await _card_account(session, book, "new", shard_count=3, new_owner=True)
+    again = await _card_account(session, book, "new")
     assert again.id == created.id
     shards = await session.scalars(
         select(LedgerBalance.posted).where(LedgerBalance.account_id == created.id)
@@ -704,15 +708,7 @@ async def test_an_account_said_new_that_exists_is_found_not_created_twice(
     session: AsyncSession,
 ) -> None:
     book = await open_book(session)
-    found = await ledger.account(
-        session,
-        company_id=book.company_id,
-        code="card",
-        owner_type="card",
-        owner_id="1",
-        currency="USD",
-        new_owner=True,
-    )
+    found = await _card_account(session, book, "1", new_owner=True)
     assert found.id == book.card.id
     count = await session.scalar(
         select(func.count()).where(LedgerBalance.account_id == book.card.id)
