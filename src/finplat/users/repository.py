@@ -9,10 +9,6 @@ from finplat.users.models import User
 class UserRepository(CompanyRepository[User]):
     model = User
 
-    async def find_by_external_id(self, external_user_id: str) -> User | None:
-        stmt = self.scoped().where(User.external_user_id == external_user_id)
-        return (await self.session.execute(stmt)).scalar_one_or_none()
-
     def listing(self, *, external_user_id: str | None) -> Select[User]:
         stmt = self.scoped()
         if external_user_id is not None:

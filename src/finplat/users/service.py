@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from datetime import date
+from typing import Any
 
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.errors import Conflict, NotFound
@@ -49,9 +49,9 @@ async def create_user(session: AsyncSession, *, company_id: int, data: UserCreat
     """Create a user: `Status` ACTIVE, `KycStatus` NOT_STARTED, on the company's default tier
     for its account type. `ExternalUserId` is unique within the company (409
     USER_ALREADY_EXISTS)."""
-    tier = await tiers.default_tier(session, company_id=company_id, account_type=data.AccountType)
-    # The ExternalUserId's unique key decides, also between parallel requests: one statement.
-    user = await UserRepository(session, company_id).create_unless_taken(
+    return await _create(
+        session,
+        company_id,
         {
             "external_user_id": data.ExternalUserId,
             "email": data.Email,
@@ -64,14 +64,8 @@ async def create_user(session: AsyncSession, *, company_id: int, data: UserCreat
             "city": data.City,
             "country": data.Country,
             "zip_code": data.ZipCode,
-            "status": STATUS_ACTIVE,
-            "kyc_status": KYC_NOT_STARTED,
-            "tier_id": tier.id if tier else None,
-        }
+        },
     )
-    if user is None:
-        raise UserAlreadyExists()
-    return user
 
 
 async def create_named_user(
@@ -86,27 +80,40 @@ async def create_named_user(
     """A personal user known only by name and email (a MOR simple user): ACTIVE, KYC
     NOT_STARTED, on the company's default personal tier, its other identity fields unknown
     (see `UNKNOWN_*`) until `complete_identity`."""
-    repo = UserRepository(session, company_id)
-    if await repo.find_by_external_id(external_user_id) is not None:
-        raise UserAlreadyExists()
-    tier = await tiers.default_tier(session, company_id=company_id, account_type=PERSONAL)
-    user = User(
-        external_user_id=external_user_id,
-        email=email,
-        first_name=first_name,
-        last_name=last_name,
-        phone=UNKNOWN_PHONE,
-        account_type=PERSONAL,
-        date_of_birth=UNKNOWN_BIRTH_DATE,
-        country=UNKNOWN_COUNTRY,
-        status=STATUS_ACTIVE,
-        kyc_status=KYC_NOT_STARTED,
-        tier_id=tier.id if tier else None,
+    return await _create(
+        session,
+        company_id,
+        {
+            "external_user_id": external_user_id,
+            "email": email,
+            "first_name": first_name,
+            "last_name": last_name,
+            "phone": UNKNOWN_PHONE,
+            "account_type": PERSONAL,
+            "date_of_birth": UNKNOWN_BIRTH_DATE,
+            "country": UNKNOWN_COUNTRY,
+        },
     )
-    try:
-        return await repo.add(user)
-    except IntegrityError:
-        raise UserAlreadyExists() from None
+
+
+async def _create(session: AsyncSession, company_id: int, identity: dict[str, Any]) -> User:
+    """A new ACTIVE user, KYC NOT_STARTED, on the company's default tier for its account
+    type; the ExternalUserId's unique key decides a duplicate, also between parallel
+    requests (one statement, no read first)."""
+    tier = await tiers.default_tier(
+        session, company_id=company_id, account_type=identity["account_type"]
+    )
+    user = await UserRepository(session, company_id).create_unless_taken(
+        identity
+        | {
+            "status": STATUS_ACTIVE,
+            "kyc_status": KYC_NOT_STARTED,
+            "tier_id": tier.id if tier else None,
+        }
+    )
+    if user is None:
+        raise UserAlreadyExists()
+    return user
 
 
 async def complete_identity(
