@@ -355,10 +355,12 @@ async def post_transfer(
     code: str,
     reference: str | None = None,
     details: dict[str, Any] | None = None,
+    accounts: Sequence[LedgerAccount] = (),
 ) -> TransferResult:
-    """Move money at once. Raises `InsufficientFunds` if a guarded account would go below 0."""
-    accounts = await _accounts_for(session, company_id, legs)
-    entries = await _apply_new_legs(session, accounts, legs, pending=False)
+    """Move money at once. Raises `InsufficientFunds` if a guarded account would go below 0.
+    `accounts`: the legs' accounts when the caller has just read them (as `reserve`'s)."""
+    accounts_by_id = await _accounts_of_legs(session, company_id, legs, accounts)
+    entries = await _apply_new_legs(session, accounts_by_id, legs, pending=False)
     return await _record(
         session,
         company_id=company_id,
@@ -366,7 +368,7 @@ async def post_transfer(
         status=TransferStatus.POSTED,
         code=code,
         entries=entries,
-        accounts=accounts,
+        accounts=accounts_by_id,
         reference=reference,
         details=details,
     )
@@ -421,11 +423,7 @@ async def reserve(
 ) -> Reservation:
     """`create_pending`, answered with the accounts of its legs: what `post_pending` needs to
     settle it in the same request without reading the transfer again."""
-    accounts_by_id = {a.id: a for a in accounts if a.company_id == company_id}
-    if all(leg.account_id in accounts_by_id for leg in legs):
-        validate_legs(legs, _currencies(accounts_by_id))
-    else:
-        accounts_by_id = await _accounts_for(session, company_id, legs)
+    accounts_by_id = await _accounts_of_legs(session, company_id, legs, accounts)
     entries = await _apply_new_legs(
         session, accounts_by_id, legs, pending=True, require_available=require_available
     )
@@ -552,6 +550,18 @@ def _currencies(accounts: dict[int, LedgerAccount]) -> dict[int, str]:
 
 def _lock_order(account: LedgerAccount) -> tuple[bool, int]:
     return (account.shard_count > 1, account.id)
+
+
+async def _accounts_of_legs(
+    session: AsyncSession, company_id: int, legs: Sequence[Leg], known: Sequence[LedgerAccount]
+) -> dict[int, LedgerAccount]:
+    """The legs' accounts, validated: from those the caller has just read when they are all
+    there (and the company's), else read."""
+    accounts_by_id = {a.id: a for a in known if a.company_id == company_id}
+    if all(leg.account_id in accounts_by_id for leg in legs):
+        validate_legs(legs, _currencies(accounts_by_id))
+        return accounts_by_id
+    return await _accounts_for(session, company_id, legs)
 
 
 async def _accounts_for(
