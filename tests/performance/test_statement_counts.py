@@ -27,8 +27,9 @@ from sqlalchemy.orm import Session
 
 from finplat.config import Settings
 from finplat.mor.access import PREFIX
+from tests.banking.fx import steps as fx
 from tests.banking.payouts import steps as payouts
-from tests.banking.steps import create_budget
+from tests.banking.steps import create_budget, funded_user
 from tests.cards.funding.steps import active_card, purchase, route_only, topup, unload
 from tests.cards.steps import approved_card_user, order, order_body, ordered_card
 from tests.cards.transactions.steps import ask_in_real_time, provider_card_ref
@@ -79,6 +80,19 @@ DECISION_BUDGET = (7, 1, 0)
 # its entries nor its accounts read again), the transaction settled, the key's answer stored.
 # On PostgreSQL each transfer and its entries are one statement (24).
 BUDGET_TRANSFER_BUDGET = (28, 4, 0)
+# An FX quote (counted since 2026-11-28's night, not cut yet): the account, the default budget,
+# each currency's balance in the budget (two reads), the sandbox's quote (its fault check on
+# SQLite, the budget, its quote written by the ORM's flush: the flush left), the quote written
+# and returned (9 on PostgreSQL).
+FX_QUOTE_BUDGET = (11, 4, 1)
+# An FX trade: the key's claim; the quote read and claimed (a conditional UPDATE the object
+# then reflects), the sell side's accounts, the reservation on them, the PENDING transaction,
+# the quote's link to it, the checkpoint; the sandbox (the quote, the trade by key, the quote's
+# earlier trade, the trade written and returned, each side's balance and statement line); the
+# transaction locked, the reservation posted from what the request holds, the buy side's
+# accounts (two reads) and its posting on them, the transaction settled, its event, the key's
+# answer stored (34 on PostgreSQL; 45 and 40 before 2026-11-28's night).
+FX_TRADE_BUDGET = (39, 5, 0)
 # A payout's check: the account, the budget, the payee and its funding balance; the provider's
 # price (the sandbox's fault check on SQLite, its budget); the balance's account with its
 # totals in one statement.
@@ -294,6 +308,28 @@ async def test_a_budget_transfer_stays_within_its_statement_and_commit_budget(
     assert response.status_code == 201, response.text
     assert response.json()["Status"] == "COMPLETED"
     assert tally.within(BUDGET_TRANSFER_BUDGET), str(tally)
+
+
+async def test_an_fx_quote_stays_within_its_statement_and_commit_budget(
+    api: httpx.AsyncClient, tally: Tally
+) -> None:
+    user, _ = await funded_user(api, "100.00", "EUR")
+    await fx.quoted(api, user)  # the company's first quote
+    response = await tally.count(lambda: fx.quote(api, user))
+    assert response.status_code == 200, response.text
+    assert tally.within(FX_QUOTE_BUDGET), str(tally)
+
+
+async def test_an_fx_trade_stays_within_its_statement_and_commit_budget(
+    api: httpx.AsyncClient, tally: Tally
+) -> None:
+    user, _ = await funded_user(api, "100.00", "EUR")
+    first = await fx.quoted(api, user, amount=10)
+    assert (await fx.execute(api, user, first["QuoteId"], key="warm")).status_code == 201
+    quote = await fx.quoted(api, user, amount=10)
+    response = await tally.count(lambda: fx.execute(api, user, quote["QuoteId"], key="counted"))
+    assert response.status_code == 201, response.text
+    assert tally.within(FX_TRADE_BUDGET), str(tally)
 
 
 async def test_a_payout_check_stays_within_its_statement_and_commit_budget(

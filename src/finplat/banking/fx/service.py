@@ -27,6 +27,7 @@ from decimal import Decimal
 
 import structlog
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm.attributes import set_committed_value
 
 from finplat.banking import accounts, budgets
 from finplat.banking.accounts import BudgetNotFound
@@ -43,7 +44,7 @@ from finplat.kit.clock import utcnow
 from finplat.kit.money import from_minor, requested_amount
 from finplat.ledger import service as ledger
 from finplat.ledger.core import Leg
-from finplat.ledger.service import CompanyAccount, TransferAlreadyResolved
+from finplat.ledger.service import CompanyAccount, Reservation, TransferAlreadyResolved
 from finplat.providers.banking.port import BankingProvider, FixedSide, ProviderTrade, TradeStatus
 from finplat.providers.calls import CallPolicy, commit_then_call
 from finplat.providers.errors import ProviderRejected, ProviderUnavailable
@@ -173,23 +174,23 @@ async def request_quote(
     except ProviderUnavailable:
         log.info("fx_quote_unavailable", company_id=company_id)
         return QuoteOutcome(budget.account_id, budget.id, None)
-    quote = await QuoteRepository(session, company_id).add(
-        BankingFxQuote(
-            id=new_quote_id(),
-            user_id=account.user_id,
-            account_id=budget.account_id,
-            budget_id=budget.id,
-            provider=PROVIDER,
-            provider_quote_id=provided.quote_id,
-            sell_currency=provided.sell_currency,
-            buy_currency=provided.buy_currency,
-            sell_amount_minor=provided.sell_amount_minor,
-            buy_amount_minor=provided.buy_amount_minor,
-            rate=str(provided.rate),
-            fixed_side=provided.fixed_side.value,
-            expires_at=provided.expires_at,
-            status=QuoteStatus.OPEN.value,
-        )
+    quote = await QuoteRepository(session, company_id).create(
+        {
+            "id": new_quote_id(),
+            "user_id": account.user_id,
+            "account_id": budget.account_id,
+            "budget_id": budget.id,
+            "provider": PROVIDER,
+            "provider_quote_id": provided.quote_id,
+            "sell_currency": provided.sell_currency,
+            "buy_currency": provided.buy_currency,
+            "sell_amount_minor": provided.sell_amount_minor,
+            "buy_amount_minor": provided.buy_amount_minor,
+            "rate": str(provided.rate),
+            "fixed_side": provided.fixed_side.value,
+            "expires_at": provided.expires_at,
+            "status": QuoteStatus.OPEN.value,
+        }
     )
     return QuoteOutcome(quote.account_id, budget.id, quote)
 
@@ -276,8 +277,13 @@ async def execute(
 ) -> TradeOutcome:
     banking = configured(providers.banking, NO_BANKING)
     quotes = QuoteRepository(session, company_id)
+    # Kept when this request reserved: the quote as it left it, and the reservation to post
+    # without reading it again. A resumed request reads both.
+    reservation: Reservation | None = None
     if claim.recovery_point == idempotency.STARTED:
-        transaction = await _reserve(session, claim=claim, company_id=company_id, quote=quote)
+        transaction, reservation = await _reserve(
+            session, claim=claim, company_id=company_id, quote=quote
+        )
         await idempotency.checkpoint(session, claim, RESERVED, transaction_id=transaction.id)
     else:
         # Resuming: commit the key takeover so no lock is held across the provider call.
@@ -322,14 +328,23 @@ async def execute(
         log.warning("fx_trade_outcome_unknown", transaction_id=transaction.id)
     else:
         if await lock_pending(session, transaction):
-            await apply_trade(session, company_id=company_id, transaction=transaction, trade=trade)
-    return TradeOutcome(transaction, await _reloaded(quotes, quote.id))
+            await apply_trade(
+                session,
+                company_id=company_id,
+                transaction=transaction,
+                trade=trade,
+                reservation=reservation,
+            )
+    if reservation is None:
+        quote = await _reloaded(quotes, quote.id)
+    return TradeOutcome(transaction, quote)
 
 
 async def _reserve(
     session: AsyncSession, *, claim: Claim, company_id: int, quote: BankingFxQuote
-) -> Transaction:
-    """Claim the quote, reserve the sell amount and record the PENDING transaction."""
+) -> tuple[Transaction, Reservation]:
+    """Claim the quote, reserve the sell amount and record the PENDING transaction; the quote
+    object then shows what its claim and link wrote."""
     quotes = QuoteRepository(session, company_id)
     now = utcnow()
     if not await quotes.claim(quote.id, now=now):
@@ -337,6 +352,12 @@ async def _reserve(
         if current.status == QuoteStatus.EXECUTED.value:
             raise QuoteAlreadyExecuted()
         raise QuoteExpired()
+    for name, value in (
+        ("status", QuoteStatus.EXECUTED.value),
+        ("executed_at", now),
+        ("updated_at", now),
+    ):
+        set_committed_value(quote, name, value)
     sell = quote.sell_currency
     source = await budgets.ledger_account(
         session, company_id=company_id, budget_id=quote.budget_id, currency=sell
@@ -345,7 +366,7 @@ async def _reserve(
         session, company_id=company_id, kind=CompanyAccount.SETTLEMENT, currency=sell
     )
     # No expiry: the reservation lasts until the provider's answer settles it.
-    pending = await ledger.create_pending(
+    reservation = await ledger.reserve(
         session,
         company_id=company_id,
         legs=[
@@ -355,6 +376,7 @@ async def _reserve(
         code=LEDGER_CODE,
         expires_at=None,
         reference=quote.id,
+        accounts=(source, settlement),
     )
     transaction = await transactions.record(
         session,
@@ -367,7 +389,7 @@ async def _reserve(
         currency=sell,
         budget_id=quote.budget_id,
         provider_key=claim.derived_key("fx-trade"),
-        ledger_pending_id=pending.transfer_id,
+        ledger_pending_id=reservation.result.transfer_id,
         metadata={
             "quoteId": quote.id,
             "accountId": quote.account_id,
@@ -378,7 +400,8 @@ async def _reserve(
         },
     )
     await quotes.link_transaction(quote.id, transaction.id)
-    return transaction
+    set_committed_value(quote, "transaction_id", transaction.id)
+    return transaction, reservation
 
 
 def _refusal(exc: ProviderRejected) -> ApiError:
@@ -411,12 +434,24 @@ async def lock_pending(session: AsyncSession, transaction: Transaction) -> bool:
 
 
 async def apply_trade(
-    session: AsyncSession, *, company_id: int, transaction: Transaction, trade: ProviderTrade
+    session: AsyncSession,
+    *,
+    company_id: int,
+    transaction: Transaction,
+    trade: ProviderTrade,
+    reservation: Reservation | None = None,
 ) -> None:
     """Apply what the provider says about the trade (exactly once: the ledger refuses to
-    resolve a reservation twice, so a concurrent settler changes nothing)."""
+    resolve a reservation twice, so a concurrent settler changes nothing). `reservation`:
+    the sell side's, when this request made it."""
     if trade.status is TradeStatus.COMPLETED:
-        await complete(session, company_id=company_id, transaction=transaction, trade=trade)
+        await complete(
+            session,
+            company_id=company_id,
+            transaction=transaction,
+            trade=trade,
+            reservation=reservation,
+        )
     elif trade.status is TradeStatus.FAILED:
         await fail(
             session,
@@ -431,7 +466,12 @@ async def apply_trade(
 
 
 async def complete(
-    session: AsyncSession, *, company_id: int, transaction: Transaction, trade: ProviderTrade
+    session: AsyncSession,
+    *,
+    company_id: int,
+    transaction: Transaction,
+    trade: ProviderTrade,
+    reservation: Reservation | None = None,
 ) -> bool:
     if transaction.status != TransactionStatus.PENDING.value:
         return False
@@ -443,6 +483,7 @@ async def complete(
             company_id=company_id,
             pending_id=transaction.ledger_pending_id,
             details={"trade_id": trade.trade_id},
+            reservation=reservation,
         )
     except TransferAlreadyResolved:
         return False
@@ -459,6 +500,7 @@ async def complete(
         legs=[Leg(settlement.id, -trade.buy_amount_minor), Leg(target.id, trade.buy_amount_minor)],
         code=LEDGER_CODE,
         reference=trade.trade_id,
+        accounts=(settlement, target),
     )
     received = from_minor(trade.buy_amount_minor, buy)
     await transactions.settle(

@@ -17,11 +17,12 @@ from __future__ import annotations
 import uuid
 from datetime import timedelta
 from decimal import ROUND_CEILING, ROUND_DOWN, ROUND_FLOOR, Decimal
+from typing import cast
 
-from sqlalchemy import select, update
+from sqlalchemy import Table, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from finplat.db.dialect import insert_ignoring_conflicts
+from finplat.db.dialect import inserts_ignoring_conflicts
 from finplat.db.unit_of_work import unit_of_work
 from finplat.kit.clock import utcnow
 from finplat.kit.money import exponent
@@ -44,6 +45,16 @@ MID_RATES_USD: dict[str, Decimal] = {
 SPREAD = Decimal("0.0025")
 RATE_PLACES = Decimal("0.00000001")
 QUOTE_LIFETIME = timedelta(seconds=30)
+
+
+# A trade written once and loaded from what its INSERT returns (nothing when a unique key,
+# its idempotency key's or its quote's, holds one already).
+_NEW_TRADE = {
+    name: select(SandboxBankprovFxTrade).from_statement(
+        statement.returning(*cast(Table, SandboxBankprovFxTrade.__table__).c)
+    )
+    for name, statement in inserts_ignoring_conflicts(SandboxBankprovFxTrade.__table__).items()
+}
 
 
 class PairNotSupported(ProviderRejected):
@@ -214,18 +225,20 @@ class SandboxFx(SandboxBankingCore):
         if quote.expires_at <= now:
             raise QuoteExpiredAtProvider()
         trade_id = f"bp_fx_{uuid.uuid4().hex[:24]}"
-        inserted = await session.execute(
-            insert_ignoring_conflicts(session, SandboxBankprovFxTrade).values(
-                company_id=company_id,
-                trade_id=trade_id,
-                quote_id=quote.quote_id,
-                idempotency_key=key,
-                status=(TradeStatus.PENDING if pending else TradeStatus.COMPLETED).value,
-                created_at=now,
-                executed_at=None if pending else now,
-            )
-        )
-        if inserted.rowcount != 1:  # type: ignore[attr-defined]
+        values = {
+            "company_id": company_id,
+            "trade_id": trade_id,
+            "quote_id": quote.quote_id,
+            "idempotency_key": key,
+            "status": (TradeStatus.PENDING if pending else TradeStatus.COMPLETED).value,
+            "created_at": now,
+            "executed_at": None if pending else now,
+        }
+        dialect = session.get_bind().dialect.name
+        trade: SandboxBankprovFxTrade | None = (
+            await session.scalars(_NEW_TRADE[dialect], values)
+        ).one_or_none()
+        if trade is None:
             # A concurrent call won: the same key gets its trade, another key is refused.
             found = await self._trade_by_key(session, company_id, key)
             if found is None or found.quote_id != quote.quote_id:
@@ -242,9 +255,7 @@ class SandboxFx(SandboxBankingCore):
         )
         if not pending:
             await self._credit_buy(session, company_id, quote, trade_id)
-        found = await self._trade_by_key(session, company_id, key)
-        assert found is not None
-        return found
+        return trade
 
     async def _settle_pending(
         self,
