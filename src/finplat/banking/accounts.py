@@ -174,6 +174,17 @@ async def budget_balance(
     return balance
 
 
+async def budget_holds(
+    session: AsyncSession, *, company_id: int, budget: BankingBudget, currencies: Sequence[str]
+) -> None:
+    """The budget holds each of `currencies` (409 `CURRENCY_NOT_IN_BUDGET` naming the first it
+    does not), checked in one read."""
+    held = await BalanceRepository(session, company_id).of_budget_in(budget.id, currencies)
+    for currency in currencies:
+        if currency not in held:
+            raise CurrencyNotInBudget(f"The budget does not hold {currency}.")
+
+
 async def user_balance(
     session: AsyncSession, *, company_id: int, user_id: int, balance_id: str
 ) -> BankingBalance:

@@ -83,6 +83,15 @@ class BalanceRepository(CompanyRepository[BankingBalance]):
         params = self.bound(budget_id=budget_id, currency=currency)
         return (await self.session.execute(_BALANCE_OF_BUDGET, params)).scalar_one_or_none()
 
+    async def of_budget_in(
+        self, budget_id: str, currencies: Sequence[str]
+    ) -> dict[str, BankingBalance]:
+        """The budget's balances in those of `currencies` it holds, by currency, in one
+        statement."""
+        params = self.bound(budget_id=budget_id, currencies=list(currencies))
+        found = await self.session.execute(_BALANCES_OF_BUDGET_IN, params)
+        return {balance.currency: balance for balance in found.scalars()}
+
     async def of_each_budget(
         self, budget_ids: Sequence[str], currency: str
     ) -> dict[str, BankingBalance]:
@@ -139,6 +148,11 @@ _BALANCE_OF_BUDGET = of_company(
     BankingBalance,
     BankingBalance.budget_id == bindparam("budget_id"),
     BankingBalance.currency == bindparam("currency"),
+)
+_BALANCES_OF_BUDGET_IN = of_company(
+    BankingBalance,
+    BankingBalance.budget_id == bindparam("budget_id"),
+    BankingBalance.currency.in_(bindparam("currencies", expanding=True)),
 )
 _BUDGETS_IN = of_company(
     BankingBudget, BankingBudget.id.in_(bindparam("budget_ids", expanding=True))

@@ -150,10 +150,9 @@ async def request_quote(
         account=account,
         budget_id=budget_id,
     )
-    for currency in (sell_currency, buy_currency):
-        await accounts.budget_balance(
-            session, company_id=company_id, budget=budget, currency=currency
-        )
+    await accounts.budget_holds(
+        session, company_id=company_id, budget=budget, currencies=(sell_currency, buy_currency)
+    )
     provider_budget_id = budget.provider_budget_id
     try:
         provided = await commit_then_call(
