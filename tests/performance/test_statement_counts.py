@@ -82,9 +82,8 @@ DECISION_BUDGET = (7, 1, 0)
 BUDGET_TRANSFER_BUDGET = (28, 4, 0)
 # An FX quote (counted since 2026-11-28's night): the account, the default budget, whether it
 # holds both currencies (one read), the sandbox's quote (its fault check on SQLite, the budget,
-# its quote written by the ORM's flush: the flush left), the quote written and returned (8 on
-# PostgreSQL).
-FX_QUOTE_BUDGET = (10, 4, 1)
+# its quote inserted), the quote written and returned (8 on PostgreSQL).
+FX_QUOTE_BUDGET = (10, 4, 0)
 # An FX trade: the key's claim; the quote read and claimed (a conditional UPDATE the object
 # then reflects), the sell side's accounts, the reservation on them, the PENDING transaction,
 # the quote's link to it, the checkpoint; the sandbox (the quote, the trade by key, the quote's

@@ -19,7 +19,7 @@ from datetime import timedelta
 from decimal import ROUND_CEILING, ROUND_DOWN, ROUND_FLOOR, Decimal
 from typing import cast
 
-from sqlalchemy import Table, select, update
+from sqlalchemy import Table, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.db.dialect import inserts_ignoring_conflicts
@@ -47,6 +47,8 @@ RATE_PLACES = Decimal("0.00000001")
 QUOTE_LIFETIME = timedelta(seconds=30)
 
 
+# A quote is written, never read back by its writer: an INSERT built once, not an ORM flush.
+_NEW_QUOTE = insert(cast(Table, SandboxBankprovFxQuote.__table__))
 # A trade written once and loaded from what its INSERT returns (nothing when a unique key,
 # its idempotency key's or its quote's, holds one already).
 _NEW_TRADE = {
@@ -152,20 +154,21 @@ class SandboxFx(SandboxBankingCore):
             for currency in (sell_currency, buy_currency):
                 if await self.balance_of(session, company_id, budget_id, currency) is None:
                     raise CurrencyNotHeld(f"The budget does not hold {currency}.")
-            session.add(
-                SandboxBankprovFxQuote(
-                    company_id=company_id,
-                    quote_id=quote.quote_id,
-                    budget_id=budget_id,
-                    sell_currency=sell_currency,
-                    buy_currency=buy_currency,
-                    sell_amount_minor=sell,
-                    buy_amount_minor=buy,
-                    rate=str(rate),
-                    fixed_side=fixed_side.value,
-                    expires_at=quote.expires_at,
-                    created_at=now,
-                )
+            await session.execute(
+                _NEW_QUOTE,
+                {
+                    "company_id": company_id,
+                    "quote_id": quote.quote_id,
+                    "budget_id": budget_id,
+                    "sell_currency": sell_currency,
+                    "buy_currency": buy_currency,
+                    "sell_amount_minor": sell,
+                    "buy_amount_minor": buy,
+                    "rate": str(rate),
+                    "fixed_side": fixed_side.value,
+                    "expires_at": quote.expires_at,
+                    "created_at": now,
+                },
             )
         if mode is FaultMode.TIMEOUT:
             await self.sim.hang()
