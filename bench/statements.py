@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
+from api_operations import PROVIDER_SECRET
 from fastapi import FastAPI
 from partner_setup import (
     active_card,
@@ -60,11 +61,13 @@ from run_database import (
     SqliteDatabase,
     verify_ledger,
 )
-from sqlalchemy import event
+from sqlalchemy import event, select
 
 from finplat.app import create_app
+from finplat.cards.models import Card
 from finplat.config import Settings
 from finplat.db import prepared
+from finplat.providers import inbound
 
 PAYOUTS = "/api/v2/banking/payouts"
 # An approval is verified once and paid once: `--repeat` does not time these again.
@@ -202,6 +205,41 @@ class Payout:
         )
 
 
+@dataclass
+class Decision:
+    """The card provider's real-time request, signed as `bench/api.py`'s `card_decision`
+    signs it; each ask a new authorization."""
+
+    api: httpx.AsyncClient
+    company_id: int
+    card_ref: str
+    asked: int = 0
+
+    async def ask(self) -> httpx.Response:
+        self.asked += 1
+        content = json.dumps(
+            {
+                "companyId": self.company_id,
+                "authorizationId": f"counted-{self.asked}",
+                "cardId": self.card_ref,
+                "amountMinor": 150,
+                "currency": "USD",
+                "merchant": "Coffee Shop",
+            }
+        ).encode()
+        return await self.api.post(
+            "/providers/cardprov/authorizations",
+            content=content,
+            headers=inbound.signature_headers(PROVIDER_SECRET, content),
+        )
+
+
+async def provider_card_ref(app: FastAPI, card_id: int) -> str:
+    async with app.state.session_factory() as session:
+        found = await session.execute(select(Card.provider_card_id).where(Card.id == card_id))
+        return str(found.scalar_one())
+
+
 def app_on(url: str, runners: int) -> FastAPI:
     app: FastAPI = create_app(
         Settings(
@@ -209,6 +247,7 @@ def app_on(url: str, runners: int) -> FastAPI:
             log_level="WARNING",
             rate_limit="1000000/second",
             run_background_jobs=False,
+            provider_callback_secret=PROVIDER_SECRET,
             topup_batch_runners=runners,
         )
     )
@@ -254,6 +293,7 @@ async def measure(database: BenchDatabase, env: dict[str, str], show: bool, repe
         await credit_budget(api, user_id, budget_id, 10_000)
         payee_id = await verified_payee(api, user_id)
         payout = Payout(api, user_id, account_id, budget_id, payee_id)
+        decision = Decision(api, company.company_id, await provider_card_ref(route_app, card_id))
         for client in clients.values():
             await client.get("/api/v2/tiers")  # the key is known to each app's process
         requests: list[tuple[str, str, Callable[[], Awaitable[httpx.Response]]]] = [
@@ -305,6 +345,7 @@ async def measure(database: BenchDatabase, env: dict[str, str], show: bool, repe
                     json={"Amount": 2.5, "Currency": "USD", "Merchant": "Coffee Shop"},
                 ),
             ),
+            ("card_decision", "route", decision.ask),
             (
                 "budget_transfer",
                 "route",
