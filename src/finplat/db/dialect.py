@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar, cast
 
-from sqlalchemy import Select, Table
+from sqlalchemy import Select, Table, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
+
+ModelT = TypeVar("ModelT")
+# `create_unless_taken`'s statements, per model, per database.
+_CREATED_UNLESS_TAKEN: dict[type[Any], dict[str, Any]] = {}
 
 
 def _insert(session: AsyncSession, table: Table | Any) -> Any:
@@ -27,6 +31,23 @@ def inserts_ignoring_conflicts(table: Table | Any) -> dict[str, Any]:
         "postgresql": postgresql.insert(table).on_conflict_do_nothing(),
         "sqlite": sqlite.insert(table).on_conflict_do_nothing(),
     }
+
+
+async def create_unless_taken(
+    session: AsyncSession, model: type[ModelT], values: dict[str, Any]
+) -> ModelT | None:
+    """The row inserted and loaded as the model's object, or None when a unique key of its
+    table already holds such a row: one statement (`INSERT ... ON CONFLICT DO NOTHING
+    RETURNING`), the key deciding, built once per model and database."""
+    statements = _CREATED_UNLESS_TAKEN.get(model)
+    if statements is None:
+        table = cast(Table, model.__table__)  # type: ignore[attr-defined]
+        statements = _CREATED_UNLESS_TAKEN[model] = {
+            name: select(model).from_statement(statement.returning(*table.c))
+            for name, statement in inserts_ignoring_conflicts(table).items()
+        }
+    dialect = session.get_bind().dialect.name
+    return cast("ModelT | None", (await session.scalars(statements[dialect], values)).one_or_none())
 
 
 def upsert(

@@ -21,7 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm.exc import StaleDataError
 
 from finplat.db.base import CompanyOwned
-from finplat.db.dialect import for_update, inserts_ignoring_conflicts
+from finplat.db.dialect import create_unless_taken, for_update
 
 ModelT = TypeVar("ModelT", bound=CompanyOwned)
 RowT = TypeVar("RowT")
@@ -73,9 +73,8 @@ class CompanyRepository(Generic[ModelT]):
     async def create_unless_taken(self, values: dict[str, Any]) -> ModelT | None:
         """`create`, or None when a unique key of the table already holds such a row: one
         statement, the key deciding (a read first would cost a second and still race)."""
-        statement = _created_unless_taken(self.model)[self.session.get_bind().dialect.name]
-        found = await self.session.scalars(statement, {**values, "company_id": self.company_id})
-        return cast("ModelT | None", found.one_or_none())
+        values = {**values, "company_id": self.company_id}
+        return cast("ModelT | None", await create_unless_taken(self.session, self.model, values))
 
     async def save(self, obj: ModelT) -> None:
         """Write the changes of a row of this company the session has loaded: one UPDATE of
@@ -138,7 +137,6 @@ _BY_ID: dict[type[Any], Select[Any]] = {}
 _INSERTS: dict[type[Any], Insert] = {}
 _UPDATES: dict[tuple[Table, frozenset[str]], Update] = {}
 _CREATES: dict[type[Any], Any] = {}
-_CREATES_UNLESS_TAKEN: dict[type[Any], dict[str, Any]] = {}
 _UPDATED_BY_DEFAULT: dict[Table, list[Column[Any]]] = {}
 _FRESH: dict[str, Any] = {"populate_existing": True}
 _AS_LOADED: dict[str, Any] = {}
@@ -160,18 +158,6 @@ def _created(model: type[Any]) -> Any:
         table = cast(Table, model.__table__)
         stmt = _CREATES[model] = select(model).from_statement(insert(table).returning(*table.c))
     return stmt
-
-
-def _created_unless_taken(model: type[Any]) -> dict[str, Any]:
-    """`_created` ignoring a unique key's conflict, per dialect, built once per model."""
-    found = _CREATES_UNLESS_TAKEN.get(model)
-    if found is None:
-        table = cast(Table, model.__table__)
-        found = _CREATES_UNLESS_TAKEN[model] = {
-            name: select(model).from_statement(statement.returning(*table.c))
-            for name, statement in inserts_ignoring_conflicts(table).items()
-        }
-    return found
 
 
 def _update(table: Table, keys: frozenset[str]) -> Update:

@@ -29,7 +29,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
-from finplat.db.dialect import for_update, inserts_ignoring_conflicts
+from finplat.db.dialect import create_unless_taken, for_update
 from finplat.ledger.core import Delta, Entry, Layer, TransferKind, TransferStatus
 from finplat.ledger.models import LedgerAccount, LedgerBalance, LedgerEntry, LedgerTransfer
 
@@ -63,14 +63,6 @@ _OWNED_OR_BY_ID = (
     ),
 )
 _FIND_ACCOUNTS_AND_IDS = select(LedgerAccount).where(*_OWNED_OR_BY_ID)
-# A new account loaded from its INSERT: the account's first use reads it once, not again
-# after creating it.
-_INSERT_ACCOUNT = {
-    name: select(LedgerAccount).from_statement(
-        statement.returning(*cast(Table, LedgerAccount.__table__).c)
-    )
-    for name, statement in inserts_ignoring_conflicts(LedgerAccount.__table__).items()
-}
 # The same accounts, those found by id with their balance totals: a purchase's decision reads
 # its card's available balance with the accounts it holds against, a round trip fewer. Only
 # the accounts asked for by id join their shards (a settlement account has many).
@@ -205,8 +197,7 @@ async def insert_account(
         "shard_count": shard_count,
         "created_at": now,
     }
-    statement = _INSERT_ACCOUNT[session.get_bind().dialect.name]
-    account = cast("LedgerAccount | None", (await session.scalars(statement, values)).one_or_none())
+    account = await create_unless_taken(session, LedgerAccount, values)
     if account is None:
         return None
     floor = None if allow_negative else 0

@@ -22,7 +22,7 @@ from typing import cast
 from sqlalchemy import Table, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from finplat.db.dialect import inserts_ignoring_conflicts
+from finplat.db.dialect import create_unless_taken
 from finplat.db.unit_of_work import unit_of_work
 from finplat.kit.clock import utcnow
 from finplat.kit.money import exponent
@@ -49,14 +49,6 @@ QUOTE_LIFETIME = timedelta(seconds=30)
 
 # A quote is written, never read back by its writer: an INSERT built once, not an ORM flush.
 _NEW_QUOTE = insert(cast(Table, SandboxBankprovFxQuote.__table__))
-# A trade written once and loaded from what its INSERT returns (nothing when a unique key,
-# its idempotency key's or its quote's, holds one already).
-_NEW_TRADE = {
-    name: select(SandboxBankprovFxTrade).from_statement(
-        statement.returning(*cast(Table, SandboxBankprovFxTrade.__table__).c)
-    )
-    for name, statement in inserts_ignoring_conflicts(SandboxBankprovFxTrade.__table__).items()
-}
 
 
 class PairNotSupported(ProviderRejected):
@@ -237,10 +229,8 @@ class SandboxFx(SandboxBankingCore):
             "created_at": now,
             "executed_at": None if pending else now,
         }
-        dialect = session.get_bind().dialect.name
-        trade: SandboxBankprovFxTrade | None = (
-            await session.scalars(_NEW_TRADE[dialect], values)
-        ).one_or_none()
+        # Nothing when a unique key, its idempotency key's or its quote's, holds one already.
+        trade = await create_unless_taken(session, SandboxBankprovFxTrade, values)
         if trade is None:
             # A concurrent call won: the same key gets its trade, another key is refused.
             found = await self._trade_by_key(session, company_id, key)

@@ -29,13 +29,13 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from datetime import timedelta
-from typing import Protocol, cast
+from typing import Protocol
 
-from sqlalchemy import Table, bindparam, select, update
+from sqlalchemy import bindparam, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from finplat.db import prepared
-from finplat.db.dialect import inserts_ignoring_conflicts
+from finplat.db.dialect import create_unless_taken
 from finplat.db.unit_of_work import unit_of_work
 from finplat.kit.clock import utcnow
 from finplat.providers.cards.port import (
@@ -135,14 +135,6 @@ _CARD_ROW = {False: _CARD, True: _CARD.with_for_update()}
 _CARD_BY_KEY = select(SandboxCardprovCard).where(
     SandboxCardprovCard.idempotency_key == bindparam("key")
 )
-# A card issued: written once, loaded from what the INSERT returns (nothing when the key has
-# issued one before).
-_ISSUE = {
-    name: select(SandboxCardprovCard).from_statement(
-        statement.returning(*cast(Table, SandboxCardprovCard.__table__).c)
-    )
-    for name, statement in inserts_ignoring_conflicts(SandboxCardprovCard.__table__).items()
-}
 _HOLDERS_CARDS = (
     select(SandboxCardprovCard)
     .where(
@@ -321,8 +313,7 @@ class SandboxCardProgram:
                 "created_at": now,
                 "updated_at": now,
             }
-            dialect = session.get_bind().dialect.name
-            row = (await session.scalars(_ISSUE[dialect], values)).one_or_none()
+            row = await create_unless_taken(session, SandboxCardprovCard, values)
             if row is None:  # issued before under this key: that card, as it is now
                 row = (await session.execute(_CARD_BY_KEY, {"key": key})).scalar_one()
                 answer = self._view(row)
