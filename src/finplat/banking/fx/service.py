@@ -27,7 +27,6 @@ from decimal import Decimal
 
 import structlog
 from sqlalchemy.ext.asyncio import AsyncSession
-from sqlalchemy.orm.attributes import set_committed_value
 
 from finplat.banking import accounts, budgets
 from finplat.banking.accounts import BudgetNotFound
@@ -346,17 +345,11 @@ async def _reserve(
     object then shows what its claim and link wrote."""
     quotes = QuoteRepository(session, company_id)
     now = utcnow()
-    if not await quotes.claim(quote.id, now=now):
+    if not await quotes.claim(quote, now=now):
         current = await _reloaded(quotes, quote.id)
         if current.status == QuoteStatus.EXECUTED.value:
             raise QuoteAlreadyExecuted()
         raise QuoteExpired()
-    for name, value in (
-        ("status", QuoteStatus.EXECUTED.value),
-        ("executed_at", now),
-        ("updated_at", now),
-    ):
-        set_committed_value(quote, name, value)
     sell = quote.sell_currency
     source = await budgets.ledger_account(
         session, company_id=company_id, budget_id=quote.budget_id, currency=sell
@@ -398,8 +391,7 @@ async def _reserve(
             "fixedSide": quote.fixed_side,
         },
     )
-    await quotes.link_transaction(quote.id, transaction.id)
-    set_committed_value(quote, "transaction_id", transaction.id)
+    await quotes.link_transaction(quote, transaction.id)
     return transaction, reservation
 
 
