@@ -20,7 +20,6 @@ from typing import Protocol
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.banking import accounts, budgets
-from finplat.banking import repository as banking_repository
 from finplat.banking.models import BankingBalance, BankingBudget
 from finplat.banking.repository import BalanceRepository, BudgetRepository
 from finplat.cards.models import Card
@@ -175,13 +174,11 @@ async def user_currency_totals(
     """Every balance the user holds, budgets and cards (not cancelled), summed per currency,
     with the available amount per provider (404 for a user not the company's)."""
     await users.get_user(session, company_id=company_id, user_id=user_id)
-    held = await banking_repository.holdings_by_currency(
-        session, company_id=company_id, user_id=user_id
-    )
+    held = await BalanceRepository(session, company_id).holdings_by_currency(user_id)
     found: dict[str, CurrencyTotal] = {}
     for currency, provider, posted, pending_debits, pending_credits in held:
         total = found.get(currency) or CurrencyTotal(currency, 0, 0, 0, {})
-        part = Balance(0, currency, posted, pending_debits, pending_credits)
+        part = CurrencyTotal(currency, posted, pending_debits, pending_credits, {})
         found[currency] = CurrencyTotal(
             currency,
             posted=total.posted + posted,

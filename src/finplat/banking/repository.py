@@ -92,6 +92,15 @@ class BalanceRepository(CompanyRepository[BankingBalance]):
         found = await self.session.execute(_BALANCES_OF_BUDGET_IN, params)
         return {balance.currency: balance for balance in found.scalars()}
 
+    async def holdings_by_currency(self, user_id: int) -> list[tuple[str, str, int, int, int]]:
+        """The ledger totals of everything the user holds, summed per currency and provider
+        in one statement: `(currency, provider, posted, pending_debits, pending_credits)` for
+        the budget balances (the banking provider's) and the cards that are not cancelled
+        (their issuer's). A holding whose account has no balance row yet counts zero, its
+        currency still shown."""
+        rows = await self.session.execute(_HOLDINGS_BY_CURRENCY, self.bound(user_id=user_id))
+        return [(row[0], row[1], int(row[2]), int(row[3]), int(row[4])) for row in rows]
+
     async def of_each_budget(
         self, budget_ids: Sequence[str], currency: str
     ) -> dict[str, BankingBalance]:
@@ -171,18 +180,6 @@ _OF_USER = of_company(BankingBalance, BankingBalance.user_id == bindparam("user_
 async def budgets_of_company(session: AsyncSession, company_id: int) -> Sequence[BankingBudget]:
     repo = BudgetRepository(session, company_id)
     return (await session.execute(repo.scoped().order_by(BankingBudget.id))).scalars().all()
-
-
-async def holdings_by_currency(
-    session: AsyncSession, *, company_id: int, user_id: int
-) -> list[tuple[str, str, int, int, int]]:
-    """The ledger totals of everything the user holds, summed per currency and provider in one
-    statement: `(currency, provider, posted, pending_debits, pending_credits)` for the budget
-    balances (the banking provider's) and the cards that are not cancelled (their issuer's).
-    A holding whose account has no balance row yet counts zero, its currency still shown."""
-    params = {COMPANY_PARAM: company_id, "user_id": user_id}
-    rows = await session.execute(_HOLDINGS_BY_CURRENCY, params)
-    return [(row[0], row[1], int(row[2]), int(row[3]), int(row[4])) for row in rows]
 
 
 # The aggregated balance's one read: the user's holdings (budget balances, live cards) with
