@@ -129,9 +129,9 @@ async def order(
     key = claim.derived_key("card-order")
     repo = CardRepository(session, company_id)
     if claim.resumed:  # a batch resumed after a failure: the cards it made are found again
-        existing = await repo.by_provider_key(provider, key)
-        if existing is not None:
-            return (await views(session, [existing]))[0]
+        made = await _ordered_before(session, repo, provider, key)
+        if made is not None:
+            return made
     holder = await holder_account_id(session, providers, user=user, provider=provider)
     program = programs.program_for(providers, provider)
     address = (
@@ -207,13 +207,21 @@ async def order(
         }
     )
     if card is None:
-        existing = await repo.by_provider_key(provider, key)
-        assert existing is not None
-        return (await views(session, [existing]))[0]
+        made = await _ordered_before(session, repo, provider, key)
+        assert made is not None
+        return made
     await funding.open_card_account(session, card, new_card=True)
     await repo.save(card)
     nothing = from_minor(0, currency)  # a new card's account holds nothing yet
     return CardView(card, available=nothing, posted=nothing)
+
+
+async def _ordered_before(
+    session: AsyncSession, repo: CardRepository, provider: str, key: str
+) -> CardView | None:
+    """The card an earlier request ordered under this provider key, with its balance."""
+    existing = await repo.by_provider_key(provider, key)
+    return None if existing is None else (await views(session, [existing]))[0]
 
 
 # -------------------------------------------------------------------------------------- read
