@@ -59,6 +59,7 @@ from load import WARMUP_SECONDS, Slice, drive, log
 from partner_setup import (
     SETUP_CONCURRENCY,
     active_card,
+    active_mandate,
     approved_user,
     card_type_id,
     create_company,
@@ -82,6 +83,7 @@ from finplat.db.engine import create_engine
 FUNDING_USD = 100_000_000  # the master account's, far more than a run moves
 CARD_FUNDING_USD = 100_000  # each card's, far more than a run unloads and spends
 BUDGET_FUNDING_EUR = 1_000_000  # each funded budget's, far more than a run pays out
+MANDATE_ALLOWANCE_EUR = 100_000  # each mandate's per month, far more than a run collects
 RECONCILE_INTERVAL_SECONDS = 86_400  # background work outside the request path: not in a window
 
 
@@ -100,8 +102,18 @@ async def customer(
     savings_id = await open_budget(api, user_id, account_id, "Savings")
     await credit_budget(api, user_id, budget_id, BUDGET_FUNDING_EUR)
     payee_id = await verified_payee(api, user_id)
+    mandate_id = await active_mandate(api, user_id, MANDATE_ALLOWANCE_EUR)
     return Customer(
-        api_key, user_id, type_id, card_id, account_id, budget_id, savings_id, payee_id, company_id
+        api_key,
+        user_id,
+        type_id,
+        card_id,
+        account_id,
+        budget_id,
+        savings_id,
+        payee_id,
+        company_id,
+        mandate_id=mandate_id,
     )
 
 

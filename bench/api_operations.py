@@ -39,6 +39,8 @@ class Customer:
     # request names (read from the database after the setup).
     company_id: int = 0
     card_ref: str = ""
+    # An active mandate on the funded budget, its allowance far above what a run collects.
+    mandate_id: str = ""
 
 
 def _cents(client: Client, low: int, high: int) -> float:
@@ -206,6 +208,97 @@ async def payout_create(conn: Connection, c: Customer, client: Client) -> Failur
     return failure
 
 
+async def fx_trade(conn: Connection, c: Customer, client: Client) -> Failure | None:
+    """The partner's FX flow: a quote selling 1.00 to 9.99 EUR of the funded budget for USD,
+    then its execution, which moves both currencies of the budget."""
+    user = f"?userId={c.user_id}"
+    terms = {
+        "AccountId": c.account_id,
+        "SellCurrency": "EUR",
+        "BuyCurrency": "USD",
+        "Amount": _cents(client, 1, 10),
+        "FixedSide": "SELL",
+    }
+    failure, answer = await expect(
+        conn,
+        200,
+        "POST",
+        f"/api/v2/banking/quotations{user}",
+        api_key=c.api_key,
+        body=terms,
+        step="quote",
+    )
+    if failure is not None:
+        return failure
+    quote = json.loads(answer)
+    if quote["IsAvailable"] is not True:
+        return Failure("quote unavailable", 200, answer[:300].decode(errors="replace"))
+    failure, _ = await expect(
+        conn,
+        201,
+        "POST",
+        f"/api/v2/banking/trades/execute{user}",
+        api_key=c.api_key,
+        body={"QuoteId": quote["QuoteId"], "AccountId": c.account_id},
+        idempotency_key=client.next_key(),
+        step="execute",
+    )
+    return failure
+
+
+async def payment_request(conn: Connection, c: Customer, client: Client) -> Failure | None:
+    """A payment request of 1.00 to 99.99 EUR into the user's default budget, then its payer
+    paying it (sandbox: the provider's notification posts it and marks it `PAID`)."""
+    failure, answer = await expect(
+        conn,
+        201,
+        "POST",
+        f"/api/v2/payments/requests?userId={c.user_id}",
+        api_key=c.api_key,
+        body={"Amount": _cents(client, 1, 100), "Currency": "EUR", "Description": "Dinner"},
+        idempotency_key=client.next_key(),
+        step="request",
+    )
+    if failure is not None:
+        return failure
+    request_id = json.loads(answer)["Id"]
+    failure, answer = await expect(
+        conn,
+        200,
+        "POST",
+        f"/api/v2/sandbox/payments/requests/{request_id}/pay",
+        api_key=c.api_key,
+        body={"PayerName": "Ada Lovelace"},
+        step="pay",
+    )
+    if failure is None and json.loads(answer)["Status"] != "PAID":
+        return Failure("not paid", 200, answer[:300].decode(errors="replace"))
+    return failure
+
+
+async def collection(conn: Connection, c: Customer, client: Client) -> Failure | None:
+    """A collection of 1.00 to 9.99 EUR under the customer's active mandate, from the funded
+    budget into the company's master account; it must complete."""
+    body = {
+        "MandateId": c.mandate_id,
+        "Amount": _cents(client, 1, 10),
+        "Currency": "EUR",
+        "merchantReferenceId": f"bench-{client.next_id()}",
+    }
+    failure, answer = await expect(
+        conn,
+        201,
+        "POST",
+        "/api/v2/payments/collections",
+        api_key=c.api_key,
+        body=body,
+        idempotency_key=client.next_key(),
+    )
+    if failure is None and json.loads(answer)["Status"] != "COMPLETED":
+        return Failure("not completed", 201, answer[:300].decode(errors="replace"))
+    return failure
+
+
 async def card_authorization(conn: Connection, c: Customer, client: Client) -> Failure | None:
     """A purchase of 1.00 to 4.99 USD with the card (sandbox): the real-time decision holds
     it, which must be an approval."""
@@ -265,9 +358,12 @@ OPERATIONS: dict[str, Operation] = {
     "company_funding": company_funding,
     "budget_transfer": budget_transfer,
     "payout_create": payout_create,
+    "fx_trade": fx_trade,
+    "payment_request": payment_request,
+    "collection": collection,
     "card_authorization": card_authorization,
     "card_decision": card_decision,
     "topup_lane_off": topup,
 }
-REQUESTS_PER_OPERATION = {"payout_create": 4}
+REQUESTS_PER_OPERATION = {"payout_create": 4, "fx_trade": 2, "payment_request": 2}
 LANE_OFF = "topup_lane_off"

@@ -203,6 +203,24 @@ async def verified_payee(api: httpx.AsyncClient, user_id: int) -> str:
     return str(challenge["PayeeId"])
 
 
+async def active_mandate(api: httpx.AsyncClient, user_id: int, max_amount: int) -> str:
+    """A monthly EUR mandate on the user's default budget, authorised in the sandbox: the
+    `MandateId`."""
+    body = {
+        "UserId": user_id,
+        "MaxAmount": max_amount,
+        "Currency": "EUR",
+        "Frequency": "MONTHLY",
+        "Description": "Bench subscription",
+        "ExternalReferenceId": f"bench-{user_id}",
+    }
+    headers = idempotency_key("mandate")
+    created = expect(await api.post("/api/v2/payments/mandates", json=body, headers=headers), 201)
+    path = f"/api/v2/sandbox/payments/mandates/{created['Id']}/authorisation"
+    expect(await api.post(path, json={"Outcome": "APPROVED"}), 200)
+    return str(created["Id"])
+
+
 async def set_up_company(
     base_url: str,
     env: dict[str, str],

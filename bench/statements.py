@@ -38,6 +38,7 @@ from api_operations import PROVIDER_SECRET
 from fastapi import FastAPI
 from partner_setup import (
     active_card,
+    active_mandate,
     approved_user,
     card_type_id,
     create_company,
@@ -71,7 +72,7 @@ from finplat.providers import inbound
 
 PAYOUTS = "/api/v2/banking/payouts"
 # An approval is verified once and paid once: `--repeat` does not time these again.
-SPENT_ONCE = {"payout_verify", "payout_create"}
+SPENT_ONCE = {"payout_verify", "payout_create", "fx_trade", "payment_pay"}
 CONTROL = ("BEGIN", "SAVEPOINT", "RELEASE", "ROLLBACK", "COMMIT")
 
 
@@ -206,6 +207,81 @@ class Payout:
 
 
 @dataclass
+class Trade:
+    """The FX flow of `bench/api.py`'s `fx_trade`: a quote, then its execution."""
+
+    api: httpx.AsyncClient
+    user_id: int
+    account_id: str
+    quote_id: str = ""
+
+    async def quote(self) -> httpx.Response:
+        response = await self.api.post(
+            "/api/v2/banking/quotations",
+            params={"userId": self.user_id},
+            json={
+                "AccountId": self.account_id,
+                "SellCurrency": "EUR",
+                "BuyCurrency": "USD",
+                "Amount": 2.5,
+                "FixedSide": "SELL",
+            },
+        )
+        if response.status_code == 200:
+            self.quote_id = response.json()["QuoteId"]
+        return response
+
+    async def execute(self) -> httpx.Response:
+        return await self.api.post(
+            "/api/v2/banking/trades/execute",
+            params={"userId": self.user_id},
+            json={"QuoteId": self.quote_id, "AccountId": self.account_id},
+            headers=idempotency_key("trade"),
+        )
+
+
+@dataclass
+class Collecting:
+    """`bench/api.py`'s `payment_request` (a request, then its payer paying it in the sandbox)
+    and `collection` (under an active mandate)."""
+
+    api: httpx.AsyncClient
+    user_id: int
+    mandate_id: str
+    request_id: str = ""
+    references: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+
+    async def request(self) -> httpx.Response:
+        response = await self.api.post(
+            "/api/v2/payments/requests",
+            params={"userId": self.user_id},
+            json={"Amount": 12.5, "Currency": "EUR", "Description": "Dinner"},
+            headers=idempotency_key("request"),
+        )
+        if response.status_code == 201:
+            self.request_id = response.json()["Id"]
+        return response
+
+    async def pay(self) -> httpx.Response:
+        return await self.api.post(
+            f"/api/v2/sandbox/payments/requests/{self.request_id}/pay",
+            json={"PayerName": "Ada Lovelace"},
+        )
+
+    async def collect(self) -> httpx.Response:
+        return await self.api.post(
+            "/api/v2/payments/collections",
+            json={
+                "MandateId": self.mandate_id,
+                "Amount": 3.5,
+                "Currency": "EUR",
+                "merchantReferenceId": f"bench-{next(self.references)}",
+            },
+            headers=idempotency_key("collection"),
+        )
+
+
+@dataclass
 class Decision:
     """The card provider's real-time request, signed as `bench/api.py`'s `card_decision`
     signs it; each ask a new authorization."""
@@ -294,6 +370,9 @@ async def measure(database: BenchDatabase, env: dict[str, str], show: bool, repe
         payee_id = await verified_payee(api, user_id)
         payout = Payout(api, user_id, account_id, budget_id, payee_id)
         decision = Decision(api, company.company_id, await provider_card_ref(route_app, card_id))
+        trade = Trade(api, user_id, account_id)
+        collecting = Collecting(api, user_id, await active_mandate(api, user_id, 100_000))
+        await collecting.collect()  # the period's first collection grants its allowance
         for client in clients.values():
             await client.get("/api/v2/tiers")  # the key is known to each app's process
         requests: list[tuple[str, str, Callable[[], Awaitable[httpx.Response]]]] = [
@@ -365,6 +444,11 @@ async def measure(database: BenchDatabase, env: dict[str, str], show: bool, repe
             ("payout_initiate", "route", payout.initiate),
             ("payout_verify", "route", payout.verify),
             ("payout_create", "route", payout.create),
+            ("fx_quote", "route", trade.quote),
+            ("fx_trade", "route", trade.execute),
+            ("payment_request", "route", collecting.request),
+            ("payment_pay", "route", collecting.pay),
+            ("collection", "route", collecting.collect),
         ]
         if "lane" in clients:
             lane = clients["lane"]
