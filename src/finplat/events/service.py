@@ -7,6 +7,7 @@ the envelope bytes are fixed at creation.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -20,6 +21,7 @@ from finplat.kit.clock import utcnow
 from finplat.kit.pagination import PageRequest, PageSlice, fetch_page
 
 TEST_EVENT_TYPE = "webhook.test"
+_ENDPOINTS = "finplat.events.endpoints"  # session.info: each company's `_Endpoint`
 
 
 class EventNotFound(NotFound):
@@ -73,9 +75,9 @@ async def record(
             "created_at": now,
         }
     )
-    company = await companies.get(session, company_id)
-    if company is not None and company.webhook_url:
-        disabled = company.webhook_disabled_at is not None
+    endpoint = await _endpoint_of(session, company_id)
+    if endpoint is not None:
+        disabled = endpoint.disabled
         await DeliveryRepository(session, company_id).insert(
             {
                 "id": envelope.new_delivery_id(),
@@ -87,6 +89,28 @@ async def record(
             }
         )
     return event_id
+
+
+@dataclass(frozen=True, slots=True)
+class _Endpoint:
+    disabled: bool
+
+
+async def _endpoint_of(session: AsyncSession, company_id: int) -> _Endpoint | None:
+    """Whether the company has a webhook endpoint (None: no deliveries) and whether it is
+    disabled, read once per session: a request that records several events (created, then
+    completed) reads the company once. The session's identity map alone would not do: it
+    holds its objects weakly. Kept as values, which a rollback does not expire."""
+    kept: dict[int, _Endpoint | None] = session.info.setdefault(_ENDPOINTS, {})
+    if company_id not in kept:
+        company = await companies.get(session, company_id)
+        has_endpoint = company is not None and bool(company.webhook_url)
+        kept[company_id] = (
+            _Endpoint(company.webhook_disabled_at is not None)
+            if company is not None and has_endpoint
+            else None
+        )
+    return kept[company_id]
 
 
 async def get_event(session: AsyncSession, *, company_id: int, event_id: str) -> Event:
