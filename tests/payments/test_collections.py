@@ -63,6 +63,19 @@ async def test_beyond_the_periods_allowance_is_409_and_moves_nothing(
     assert await available(api, user["Id"], budget["BudgetId"], "EUR") == Decimal("900.00")
 
 
+async def test_beyond_the_allowance_is_409_even_when_the_budget_cannot_pay_either(
+    api: httpx.AsyncClient,
+) -> None:
+    _, _, active = await active_mandate(api, funds="70.00")
+    assert (await collect(api, active["Id"], 60, "a")).status_code == 201
+    response = await collect(api, active["Id"], 50, "b")
+    assert response.status_code == 409, response.text
+    assert response.json()["Code"] == "MANDATE_ALLOWANCE_EXCEEDED"
+    assert "40.00 EUR" in response.json()["Message"]
+    assert len(await events_of(api, "collection.failed")) == 0
+    assert (await read_mandate(api, active["Id"]))["RemainingThisPeriod"] == "40.00"
+
+
 async def test_more_than_max_amount_is_409(api: httpx.AsyncClient) -> None:
     _, _, active = await active_mandate(api)
     response = await collect(api, active["Id"], "100.01")
@@ -145,6 +158,16 @@ async def test_the_same_reference_with_other_terms_is_400(api: httpx.AsyncClient
     assert (await collect(api, active["Id"], 10, "inv-1")).status_code == 201
     response = await collect(api, active["Id"], 11, "inv-1")
     assert response.status_code == 400
+    assert response.json()["Code"] == "REFERENCE_REUSED_WITH_DIFFERENT_TERMS"
+
+
+async def test_a_reference_retried_with_a_mandate_that_does_not_exist_is_400(
+    api: httpx.AsyncClient,
+) -> None:
+    _, _, active = await active_mandate(api)
+    assert (await collect(api, active["Id"], 10, "inv-1")).status_code == 201
+    response = await collect(api, "mdt_" + "0" * 24, 10, "inv-1")
+    assert response.status_code == 400, response.text
     assert response.json()["Code"] == "REFERENCE_REUSED_WITH_DIFFERENT_TERMS"
 
 

@@ -36,6 +36,7 @@ from tests.cards.transactions.steps import ask_in_real_time, provider_card_ref
 from tests.conftest import Tenant
 from tests.factories import user_payload
 from tests.mor.card_steps import mor_card
+from tests.payments import steps as payments
 
 T = TypeVar("T")
 
@@ -92,6 +93,19 @@ FX_QUOTE_BUDGET = (10, 4, 0)
 # accounts (two reads) and its posting on them, the transaction settled, its event, the key's
 # answer stored (34 on PostgreSQL; 45 and 40 before 2026-11-28's night).
 FX_TRADE_BUDGET = (39, 5, 0)
+# A collection under an active mandate whose period's allowance was granted (counted since
+# 2026-11-29): the key's claim; the mandate locked, its reference looked up under the lock;
+# the budget's, the master's and the allowance's two accounts in one read; in a savepoint (a
+# parallel collection on another mandate may take the reference) the reservation of money
+# and allowance on them (a refused debit leaves no leg applied: no savepoint of its own), the
+# PENDING transaction, the collection written and returned, its event (the company read for
+# its endpoint), committed before the provider is called; the sandbox (its fault check on
+# SQLite, its collection by key, the mandate locked, the budget's debit and its statement
+# line, the company's balance ensured, credited and its line, the collection written once in
+# its final state); the transaction locked, the reservation posted from what the request
+# holds, the transaction settled, its event (the company not read again), the key's answer
+# stored; the answer is what the request holds. 26 on PostgreSQL (42 and 3 flushes before).
+COLLECTION_BUDGET = (30, 5, 0)
 # A payout's check: the account, the budget, the payee and its funding balance; the provider's
 # price (the sandbox's fault check on SQLite, its budget); the balance's account with its
 # totals in one statement.
@@ -329,6 +343,17 @@ async def test_an_fx_trade_stays_within_its_statement_and_commit_budget(
     response = await tally.count(lambda: fx.execute(api, user, quote["QuoteId"], key="counted"))
     assert response.status_code == 201, response.text
     assert tally.within(FX_TRADE_BUDGET), str(tally)
+
+
+async def test_a_collection_stays_within_its_statement_and_commit_budget(
+    api: httpx.AsyncClient, tally: Tally
+) -> None:
+    _, _, active = await payments.active_mandate(api)
+    assert (await payments.collect(api, active["Id"], 10, "first")).status_code == 201
+    response = await tally.count(lambda: payments.collect(api, active["Id"], 10, "counted"))
+    assert response.status_code == 201, response.text
+    assert response.json()["Status"] == "COMPLETED"
+    assert tally.within(COLLECTION_BUDGET), str(tally)
 
 
 async def test_a_payout_check_stays_within_its_statement_and_commit_budget(

@@ -35,6 +35,11 @@ def new_balance_id() -> str:
     return f"bal_{secrets.token_hex(12)}"
 
 
+def account_key(budget_id: str) -> ledger.AccountKey:
+    """The key of the ledger account mirroring a budget in each currency (never negative)."""
+    return ledger.AccountKey(BUDGET_ACCOUNT_CODE, "budget", budget_id)
+
+
 async def ledger_account(
     session: AsyncSession, *, company_id: int, budget_id: str, currency: str
 ) -> LedgerAccount:

@@ -24,6 +24,7 @@ from sqlalchemy import (
     or_,
     select,
     true,
+    tuple_,
     update,
 )
 from sqlalchemy.dialects.postgresql import ARRAY
@@ -47,6 +48,13 @@ _FIND_ACCOUNTS = select(LedgerAccount).where(
     LedgerAccount.owner_type == bindparam("a_owner_type"),
     LedgerAccount.owner_id == bindparam("a_owner_id"),
     LedgerAccount.currency == bindparam("a_currency"),
+)
+_FIND_ACCOUNTS_OF_OWNERS = select(LedgerAccount).where(
+    LedgerAccount.company_id == bindparam("a_company_id"),
+    LedgerAccount.currency == bindparam("a_currency"),
+    tuple_(LedgerAccount.code, LedgerAccount.owner_type, LedgerAccount.owner_id).in_(
+        bindparam("a_keys", expanding=True)
+    ),
 )
 _ACCOUNTS_BY_ID = select(LedgerAccount).where(
     LedgerAccount.company_id == bindparam("a_company_id"),
@@ -115,6 +123,20 @@ async def find_accounts(
     """The owner's accounts of these codes in `currency` (one statement), by code."""
     params = _owner_params(company_id, codes, owner_type, owner_id, currency)
     return {a.code: a for a in (await session.execute(_FIND_ACCOUNTS, params)).scalars()}
+
+
+async def find_accounts_of_owners(
+    session: AsyncSession,
+    *,
+    company_id: int,
+    currency: str,
+    keys: Sequence[tuple[str, str, str]],
+) -> dict[tuple[str, str, str], LedgerAccount]:
+    """The accounts in `currency` of these (code, owner type, owner id) keys, each owner's
+    own, that exist (one statement), by key."""
+    params = {"a_company_id": company_id, "a_currency": currency, "a_keys": sorted(set(keys))}
+    found = (await session.execute(_FIND_ACCOUNTS_OF_OWNERS, params)).scalars()
+    return {(a.code, a.owner_type, a.owner_id): a for a in found}
 
 
 async def find_accounts_and_ids(

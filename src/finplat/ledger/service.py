@@ -135,6 +135,28 @@ class Reservation:
     accounts: tuple[LedgerAccount, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class AccountKey:
+    """What names an account apart from its company and currency, with the rules it is
+    created with on first use (`account`'s arguments)."""
+
+    code: str
+    owner_type: str
+    owner_id: str
+    allow_negative: bool = False
+    shard_count: int = 1
+
+    @property
+    def owner(self) -> tuple[str, str, str]:
+        return (self.code, self.owner_type, self.owner_id)
+
+
+def company_key(company_id: int, kind: CompanyAccount) -> AccountKey:
+    """The key of the company's own account of `kind` (`company_account`)."""
+    allow_negative, shards = _COMPANY_ACCOUNT_RULES[kind]
+    return AccountKey(kind.value, "company", str(company_id), allow_negative, shards)
+
+
 # ---------------------------------------------------------------------------------- accounts
 
 
@@ -184,20 +206,39 @@ async def account(
     return created
 
 
-async def company_account(
-    session: AsyncSession, *, company_id: int, kind: CompanyAccount, currency: str
+async def accounts_of(
+    session: AsyncSession, *, company_id: int, currency: str, keys: Sequence[AccountKey]
+) -> list[LedgerAccount]:
+    """`account` of each key in `currency`, in the keys' order: those that exist read in one
+    statement, each one missing created as `account` creates it."""
+    found = await repository.find_accounts_of_owners(
+        session, company_id=company_id, currency=currency, keys=[key.owner for key in keys]
+    )
+    return [
+        found.get(key.owner) or await _account_of_key(session, company_id, currency, key)
+        for key in keys
+    ]
+
+
+async def _account_of_key(
+    session: AsyncSession, company_id: int, currency: str, key: AccountKey
 ) -> LedgerAccount:
-    allow_negative, shards = _COMPANY_ACCOUNT_RULES[kind]
     return await account(
         session,
         company_id=company_id,
-        code=kind.value,
-        owner_type="company",
-        owner_id=str(company_id),
+        code=key.code,
+        owner_type=key.owner_type,
+        owner_id=key.owner_id,
         currency=currency,
-        allow_negative=allow_negative,
-        shard_count=shards,
+        allow_negative=key.allow_negative,
+        shard_count=key.shard_count,
     )
+
+
+async def company_account(
+    session: AsyncSession, *, company_id: int, kind: CompanyAccount, currency: str
+) -> LedgerAccount:
+    return await _account_of_key(session, company_id, currency, company_key(company_id, kind))
 
 
 async def find_company_account(

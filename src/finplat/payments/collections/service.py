@@ -149,11 +149,16 @@ async def collect(
     """Create (or replay) the collection; see the module rules."""
     banking = configured(providers.banking, NO_BANKING)
     repo = CollectionRepository(session, company_id)
-    found = await repo.by_reference(merchant_reference_id)
-    if found is None:
+    try:
         mandate = await mandates.locked(session, company_id=company_id, mandate_id=mandate_id)
-        # Checked again under the lock: a parallel call with the reference may have won.
+    except mandates.MandateNotFound:
+        # A retry naming another mandate reuses its reference: that answer, not a 404.
         found = await repo.by_reference(merchant_reference_id)
+        if found is None:
+            raise
+        return await _replay(session, providers, found, mandate_id=mandate_id, money=money)
+    # Under the lock, so a parallel call with the reference on this mandate has finished.
+    found = await repo.by_reference(merchant_reference_id)
     if found is not None:
         return await _replay(session, providers, found, mandate_id=mandate_id, money=money)
     _check(mandate, money)
@@ -163,13 +168,10 @@ async def collect(
         raise MandateAlreadyUsed()
     period = allowance.period_of(MandateFrequencyV2(mandate.frequency), today())
     await allowance.grant(session, mandate, period)
-    if money.minor > await allowance.left(session, mandate, period):  # the ledger guards too
-        left = from_minor(await allowance.left(session, mandate, period), money.currency)
-        raise AllowanceExceeded(f"The mandate allows {left} {money.currency} more this period.")
     key = provider_key(company_id, merchant_reference_id)
     try:
         async with session.begin_nested():
-            collected = await _reserve(
+            collected, reservation = await _reserve(
                 session,
                 mandate=mandate,
                 money=money,
@@ -183,14 +185,14 @@ async def collect(
         if raced is None:
             raise
         return await _replay(session, providers, raced, mandate_id=mandate_id, money=money)
-    tx = collected.transaction
-    if tx.status != TransactionStatus.PENDING.value:
+    if reservation is None:
         return collected  # failed at once (the budget could not pay): nothing to ask
     return await _submit(
         session,
         providers,
         banking,
         collected,
+        reservation,
         provider_mandate_id=mandate.provider_mandate_id,
     )
 
@@ -222,33 +224,49 @@ async def _reserve(
     period: str,
     key: str,
     merchant_reference_id: str,
-) -> Collected:
-    """Record the collection and reserve money and allowance in one pending transfer; a budget
-    that cannot pay records it `FAILED` `INSUFFICIENT_FUNDS` instead."""
+) -> tuple[Collected, ledger.Reservation | None]:
+    """Record the collection and reserve money and allowance in one pending transfer (the
+    reservation, to settle it with); a budget that cannot pay records it `FAILED`
+    `INSUFFICIENT_FUNDS` instead (no reservation). An amount beyond what is left of the
+    period's allowance is `AllowanceExceeded`, nothing recorded."""
     company_id = mandate.company_id
-    source = await budgets.ledger_account(
-        session, company_id=company_id, budget_id=mandate.budget_id, currency=money.currency
+    accounts = await ledger.accounts_of(
+        session,
+        company_id=company_id,
+        currency=money.currency,
+        keys=[
+            budgets.account_key(mandate.budget_id),
+            ledger.company_key(company_id, CompanyAccount.MASTER),
+            allowance.period_key(mandate, period),
+            allowance.used_key(mandate),
+        ],
     )
-    master = await ledger.company_account(
-        session, company_id=company_id, kind=CompanyAccount.MASTER, currency=money.currency
-    )
+    source, master, allowed, used = accounts
     legs = [Leg(source.id, -money.minor), Leg(master.id, money.minor)]
-    legs += await allowance.legs(session, mandate, period, money.minor)
-    pending_id: int | None = None
+    legs += allowance.legs(allowed, used, money.minor)
+    reservation: ledger.Reservation | None = None
     try:
-        async with session.begin_nested():
-            pending = await ledger.create_pending(
-                session,
-                company_id=company_id,
-                legs=legs,
-                code=LEDGER_CODE,
-                expires_at=None,  # the provider's outcome decides, however long it takes
-                reference=key,
-                details={"mandateId": mandate.id, "merchantReferenceId": merchant_reference_id},
-            )
-            pending_id = pending.transfer_id
+        # All or nothing: a refused debit leaves no leg applied (the ledger puts them back).
+        reservation = await ledger.reserve(
+            session,
+            company_id=company_id,
+            legs=legs,
+            code=LEDGER_CODE,
+            expires_at=None,  # the provider's outcome decides, however long it takes
+            reference=key,
+            details={"mandateId": mandate.id, "merchantReferenceId": merchant_reference_id},
+            accounts=accounts,
+        )
     except ledger.InsufficientFunds:
-        pending_id = None
+        # The allowance (checked first, as a refusal rather than a failed collection) or
+        # the budget; the mandate's lock keeps the allowance from shrinking meanwhile.
+        left = (await ledger.balance_of(session, allowed)).available
+        if money.minor > left:
+            raise AllowanceExceeded(
+                f"The mandate allows {from_minor(left, money.currency)} {money.currency} "
+                "more this period."
+            ) from None
+    pending_id = reservation.result.transfer_id if reservation else None
     tx = await transactions.record(
         session,
         company_id=company_id,
@@ -266,22 +284,22 @@ async def _reserve(
     if pending_id is None:
         tx.status_reason = INSUFFICIENT_FUNDS
         await session.flush()
-    collection = await CollectionRepository(session, company_id).add(
-        PaymentCollection(
-            id=new_collection_id(),
-            mandate_id=mandate.id,
-            user_id=mandate.user_id,
-            amount_minor=money.minor,
-            currency=money.currency,
-            merchant_reference_id=merchant_reference_id,
-            period=period,
-            transaction_id=tx.id,
-        )
+    collection = await CollectionRepository(session, company_id).create(
+        {
+            "id": new_collection_id(),
+            "mandate_id": mandate.id,
+            "user_id": mandate.user_id,
+            "amount_minor": money.minor,
+            "currency": money.currency,
+            "merchant_reference_id": merchant_reference_id,
+            "period": period,
+            "transaction_id": tx.id,
+        }
     )
     await _event(session, collection, tx, "collection.created")
     if pending_id is None:
         await _event(session, collection, tx, "collection.failed")
-    return Collected(collection, tx)
+    return Collected(collection, tx), reservation
 
 
 async def _submit(
@@ -289,10 +307,12 @@ async def _submit(
     providers: Providers,
     banking: BankingProvider,
     collected: Collected,
+    reservation: ledger.Reservation,
     *,
     provider_mandate_id: str,
 ) -> Collected:
-    """Ask the provider to collect (no lock held), then apply its answer."""
+    """Ask the provider to collect (no lock held), then apply its answer: the collection as
+    it is after."""
     collection = collected.collection
     company_id, tx_id = collection.company_id, collected.transaction.id
     key = collected.transaction.provider_key
@@ -316,19 +336,29 @@ async def _submit(
     except ProviderUnavailable:
         # Timeout or outage: the provider may have collected. Keep money and allowance
         # reserved; the provider's callback or reconciliation decides.
-        await mark_uncertain(session, company_id=company_id, tx_id=tx_id)
+        tx = await _mark_uncertain(session, company_id, tx_id)
     except ProviderRejected as refusal:
-        await settle(
+        _, tx = await _settle(
             session,
             company_id=company_id,
             tx_id=tx_id,
             status=ProviderCollectionStatus.FAILED,
             reason=refusal.code,
             provider_collection_id=None,
+            collection=collection,
         )
     else:
-        await apply(session, company_id=company_id, tx_id=tx_id, answer=answer)
-    return await get(session, company_id=company_id, collection_id=collection.id)
+        _, tx = await _settle(
+            session,
+            company_id=company_id,
+            tx_id=tx_id,
+            status=answer.status,
+            reason=answer.reason.value if answer.reason else None,
+            provider_collection_id=answer.collection_id,
+            collection=collection,
+            reservation=reservation,
+        )
+    return Collected(collection, tx)
 
 
 async def _replay(
@@ -402,16 +432,42 @@ async def settle(
 ) -> bool:
     """Apply the provider's state; True when the collection became final now. The one place
     that posts or voids a collection's reservation (a final one is never changed again)."""
+    final, _ = await _settle(
+        session,
+        company_id=company_id,
+        tx_id=tx_id,
+        status=status,
+        reason=reason,
+        provider_collection_id=provider_collection_id,
+    )
+    return final
+
+
+async def _settle(
+    session: AsyncSession,
+    *,
+    company_id: int,
+    tx_id: int,
+    status: ProviderCollectionStatus,
+    reason: str | None,
+    provider_collection_id: str | None,
+    collection: PaymentCollection | None = None,
+    reservation: ledger.Reservation | None = None,
+) -> tuple[bool, Transaction]:
+    """`settle`, answering the transaction as it left it too. `collection` and
+    `reservation`: the collection and its pending transfer as this request made them, to
+    save reading them again."""
     tx = await _locked(session, company_id, tx_id)
     if TransactionStatus(tx.status) in FINAL_STATUSES:
-        return False
+        return False, tx
     now = utcnow()
     if provider_collection_id is not None and tx.provider_reference is None:
         tx.provider_reference = provider_collection_id
         tx.updated_at = now
         if tx.status_reason == OUTCOME_UNCERTAIN:
             tx.status_reason = None  # the provider has it: pending, no longer uncertain
-    collection = await CollectionRepository(session, company_id).by_transaction(tx.id)
+    if collection is None:
+        collection = await CollectionRepository(session, company_id).by_transaction(tx.id)
     assert collection is not None
     if status is ProviderCollectionStatus.COMPLETED:
         assert tx.ledger_pending_id is not None
@@ -420,23 +476,25 @@ async def settle(
             company_id=company_id,
             pending_id=tx.ledger_pending_id,
             details={"providerCollectionId": tx.provider_reference},
+            reservation=reservation,
         )
         await transactions.settle(session, tx, status=TransactionStatus.COMPLETED)
         await _event(session, collection, tx, "collection.completed")
-        return True
+        return True, tx
     if status is ProviderCollectionStatus.FAILED:
         await _void_and_fail(session, collection, tx, reason or "PROVIDER_FAILED")
-        return True
+        return True, tx
     await session.flush()
-    return False
+    return False, tx
 
 
-async def mark_uncertain(session: AsyncSession, *, company_id: int, tx_id: int) -> None:
+async def _mark_uncertain(session: AsyncSession, company_id: int, tx_id: int) -> Transaction:
     tx = await _locked(session, company_id, tx_id)
     if TransactionStatus(tx.status) not in FINAL_STATUSES and tx.provider_reference is None:
         tx.status_reason = OUTCOME_UNCERTAIN
         tx.updated_at = utcnow()
         await session.flush()
+    return tx
 
 
 async def never_received(session: AsyncSession, *, company_id: int, tx: Transaction) -> None:

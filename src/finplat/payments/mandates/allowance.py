@@ -46,24 +46,29 @@ def period_of(frequency: MandateFrequencyV2, on: date) -> str:
     return WHOLE_LIFE
 
 
+def period_key(mandate: PaymentMandate, period: str) -> ledger.AccountKey:
+    """The period's allowance account (never negative: the ledger's guard is the limit)."""
+    return ledger.AccountKey(ALLOWANCE, OWNER, f"{mandate.id}:{period}")
+
+
+def used_key(mandate: PaymentMandate) -> ledger.AccountKey:
+    """Where a collection's allowance goes: what the mandate used, every period."""
+    return ledger.AccountKey(USED, OWNER, mandate.id)
+
+
 async def _account(
-    session: AsyncSession, mandate: PaymentMandate, code: str, owner_id: str, *, negative: bool
+    session: AsyncSession, mandate: PaymentMandate, key: ledger.AccountKey
 ) -> LedgerAccount:
-    return await ledger.account(
-        session,
-        company_id=mandate.company_id,
-        code=code,
-        owner_type=OWNER,
-        owner_id=owner_id,
-        currency=mandate.currency,
-        allow_negative=negative,
+    [found] = await ledger.accounts_of(
+        session, company_id=mandate.company_id, currency=mandate.currency, keys=[key]
     )
+    return found
 
 
 async def period_account(
     session: AsyncSession, mandate: PaymentMandate, period: str
 ) -> LedgerAccount:
-    return await _account(session, mandate, ALLOWANCE, f"{mandate.id}:{period}", negative=False)
+    return await _account(session, mandate, period_key(mandate, period))
 
 
 async def grant(session: AsyncSession, mandate: PaymentMandate, period: str) -> None:
@@ -71,8 +76,15 @@ async def grant(session: AsyncSession, mandate: PaymentMandate, period: str) -> 
     the check-then-grant single."""
     if mandate.allowance_period == period:
         return
-    source = await _account(session, mandate, GRANT, mandate.id, negative=True)
-    target = await period_account(session, mandate, period)
+    source, target = await ledger.accounts_of(
+        session,
+        company_id=mandate.company_id,
+        currency=mandate.currency,
+        keys=[
+            ledger.AccountKey(GRANT, OWNER, mandate.id, allow_negative=True),
+            period_key(mandate, period),
+        ],
+    )
     await ledger.post_transfer(
         session,
         company_id=mandate.company_id,
@@ -84,13 +96,10 @@ async def grant(session: AsyncSession, mandate: PaymentMandate, period: str) -> 
     await session.flush()
 
 
-async def legs(
-    session: AsyncSession, mandate: PaymentMandate, period: str, amount_minor: int
-) -> list[Leg]:
-    """The allowance legs of a collection's pending transfer."""
-    source = await period_account(session, mandate, period)
-    used = await _account(session, mandate, USED, mandate.id, negative=False)
-    return [Leg(source.id, -amount_minor), Leg(used.id, amount_minor)]
+def legs(period: LedgerAccount, used: LedgerAccount, amount_minor: int) -> list[Leg]:
+    """The allowance legs of a collection's pending transfer, between the accounts of
+    `period_key` and `used_key`."""
+    return [Leg(period.id, -amount_minor), Leg(used.id, amount_minor)]
 
 
 async def left(session: AsyncSession, mandate: PaymentMandate, period: str) -> int:

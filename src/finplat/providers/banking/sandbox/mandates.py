@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import uuid
 from datetime import date
+from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import insert, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.db.dialect import for_update
@@ -83,6 +84,15 @@ def _mandate(row: SandboxBankprovMandate) -> ProviderMandate:
     return ProviderMandate(
         mandate_id=row.mandate_id, status=ProviderMandateStatus(row.status), reason=None
     )
+
+
+_INSERT_COLLECTION = insert(SandboxBankprovCollection)
+
+
+def _columns(row: SandboxBankprovCollection) -> dict[str, Any]:
+    """The values of a collection not yet written, for `_INSERT_COLLECTION`."""
+    table = SandboxBankprovCollection.__table__
+    return {c.key: getattr(row, c.key) for c in table.columns if c.key != "id"}
 
 
 def _collection(row: SandboxBankprovCollection) -> ProviderCollection:
@@ -205,17 +215,18 @@ class SandboxMandates(SandboxTransfers):
                     currency=currency,
                     amount_minor=amount_minor,
                     status=ProviderCollectionStatus.PENDING.value,
+                    reason=None,
                     created_at=utcnow(),
                 )
-                session.add(row)
-                await session.flush()
                 refusal = self._refusal(mandate, currency, amount_minor)
                 if refusal is not None:
                     row.status = ProviderCollectionStatus.FAILED.value
                     row.reason = refusal.value
                 elif mode is not FaultMode.PENDING:
                     await self._execute_collection(session, row, mandate)
-                await session.flush()
+                # Written once, in the state it reached (its key is unique: a parallel
+                # collect with the key fails here and its money movements roll back).
+                await session.execute(_INSERT_COLLECTION, _columns(row))
             elif (row.company_id, row.mandate_id, row.currency, row.amount_minor) != (
                 company_id,
                 mandate_id,
@@ -305,18 +316,18 @@ class SandboxMandates(SandboxTransfers):
         row: SandboxBankprovCollection,
         mandate: SandboxBankprovMandate,
     ) -> None:
-        """Move the money, or fail the collection `INSUFFICIENT_FUNDS` (nothing moves)."""
+        """Move the money, or fail the collection `INSUFFICIENT_FUNDS` (nothing moves: the
+        debit is one guarded statement, first)."""
         try:
-            async with session.begin_nested():
-                await self.move(
-                    session,
-                    company_id=row.company_id,
-                    budget_id=mandate.budget_id,
-                    currency=row.currency,
-                    amount_minor=-row.amount_minor,
-                    kind="collection",
-                    reference=row.collection_id,
-                )
+            await self.move(
+                session,
+                company_id=row.company_id,
+                budget_id=mandate.budget_id,
+                currency=row.currency,
+                amount_minor=-row.amount_minor,
+                kind="collection",
+                reference=row.collection_id,
+            )
         except ProviderInsufficientFunds:
             row.status = ProviderCollectionStatus.FAILED.value
             row.reason = CollectionFailure.INSUFFICIENT_FUNDS.value
