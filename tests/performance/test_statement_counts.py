@@ -106,6 +106,22 @@ FX_TRADE_BUDGET = (39, 5, 0)
 # holds, the transaction settled, its event (the company not read again), the key's answer
 # stored; the answer is what the request holds. 26 on PostgreSQL (42 and 3 flushes before).
 COLLECTION_BUDGET = (30, 5, 0)
+# A payment request (counted since 2026-11-29): the key's claim; the user, their banking
+# account and default budget, and its balance in the currency (the budget holds it),
+# committed before the provider is called; the sandbox (its fault check on SQLite, its
+# request by key, the budget's balance, the request written); the request written and
+# returned, its event (the company read for its endpoint), the key's answer stored (10 on
+# PostgreSQL; 12 before: the user read twice, the request flushed).
+PAYMENT_REQUEST_BUDGET = (12, 4, 0)
+# Its payer paying it in the sandbox: the request read; the sandbox (its fault check on SQLite,
+# its request, the budget credited with its statement line, the request paid (the flush left: the
+# sandbox's), the provider's callback queued), the callback claimed for delivery; the callback
+# through the inbound path (its log row, the company, the request locked, the budget's and
+# settlement accounts in one read, the posting on them, the transaction written with the posting's
+# id, the request's changes saved, its event, the delivery's bookkeeping); the request read afresh
+# for the answer (19 on PostgreSQL; 22 before: the accounts read one by one and again by the
+# posting, the transaction's posting id written after it, the request flushed).
+PAYMENT_PAY_BUDGET = (22, 6, 1)
 # A payout's check: the account, the budget, the payee and its funding balance; the provider's
 # price (the sandbox's fault check on SQLite, its budget); the balance's account with its
 # totals in one statement.
@@ -354,6 +370,29 @@ async def test_a_collection_stays_within_its_statement_and_commit_budget(
     assert response.status_code == 201, response.text
     assert response.json()["Status"] == "COMPLETED"
     assert tally.within(COLLECTION_BUDGET), str(tally)
+
+
+async def test_a_payment_request_stays_within_its_statement_and_commit_budget(
+    api: httpx.AsyncClient, tally: Tally
+) -> None:
+    user, _ = await payments.receiver(api)
+    await payments.requested(api, user["Id"])  # the company's first
+    response = await tally.count(lambda: payments.create_request(api, user["Id"]))
+    assert response.status_code == 201, response.text
+    assert tally.within(PAYMENT_REQUEST_BUDGET), str(tally)
+
+
+async def test_paying_a_payment_request_stays_within_its_statement_and_commit_budget(
+    api: httpx.AsyncClient, tally: Tally
+) -> None:
+    user, _ = await payments.receiver(api)
+    first = await payments.requested(api, user["Id"])
+    assert (await payments.pay(api, first["Id"])).status_code == 200  # the company's first
+    request = await payments.requested(api, user["Id"])
+    response = await tally.count(lambda: payments.pay(api, request["Id"]))
+    assert response.status_code == 200, response.text
+    assert response.json()["Status"] == "PAID"
+    assert tally.within(PAYMENT_PAY_BUDGET), str(tally)
 
 
 async def test_a_payout_check_stays_within_its_statement_and_commit_budget(

@@ -130,8 +130,8 @@ async def create(
 ) -> PaymentRequest:
     """Issue the request at the provider, then record it `PENDING` (see the module rules)."""
     banking = configured(providers.banking, NO_BANKING)
-    await users.get_user(session, company_id=company_id, user_id=user_id)
     expiry = check_expiry(expires_at, utcnow())
+    # The budget's resolution answers an unknown user (404 `USER_NOT_FOUND`).
     budget = await user_budget(
         session, providers, company_id=company_id, user_id=user_id, budget_id=budget_id
     )
@@ -156,19 +156,19 @@ async def create(
         ),
         idempotent=True,
     )
-    request = await PaymentRequestRepository(session, company_id).add(
-        PaymentRequest(
-            id=new_request_id(),
-            user_id=user_id,
-            budget_id=platform_budget_id,
-            amount_minor=money.minor,
-            currency=money.currency,
-            description=description,
-            status=PaymentRequestStatus.PENDING.value,
-            expires_at=issued.expires_at,
-            provider=PROVIDER,
-            provider_request_id=issued.request_id,
-        )
+    request = await PaymentRequestRepository(session, company_id).create(
+        {
+            "id": new_request_id(),
+            "user_id": user_id,
+            "budget_id": platform_budget_id,
+            "amount_minor": money.minor,
+            "currency": money.currency,
+            "description": description,
+            "status": PaymentRequestStatus.PENDING.value,
+            "expires_at": issued.expires_at,
+            "provider": PROVIDER,
+            "provider_request_id": issued.request_id,
+        }
     )
     await _event(session, request, "payment_request.created")
     return request
@@ -324,11 +324,24 @@ async def apply_payment(
         # Accepted by the provider before it expired (or was cancelled there): the money
         # arrived, so it lands and the request is paid.
         log.info("payment_request_paid_after_local_state", request_id=request.id)
-    target = await budgets.ledger_account(
-        session, company_id=company_id, budget_id=request.budget_id, currency=currency
+    accounts = await ledger.accounts_of(
+        session,
+        company_id=company_id,
+        currency=currency,
+        keys=[
+            budgets.account_key(request.budget_id),
+            ledger.company_key(company_id, CompanyAccount.SETTLEMENT),
+        ],
     )
-    settlement = await ledger.company_account(
-        session, company_id=company_id, kind=CompanyAccount.SETTLEMENT, currency=currency
+    target, settlement = accounts
+    posted = await ledger.post_transfer(
+        session,
+        company_id=company_id,
+        legs=[Leg(settlement.id, -amount_minor), Leg(target.id, amount_minor)],
+        code=LEDGER_CODE,
+        reference=payment_id,
+        details={"paymentRequestId": request.id},
+        accounts=accounts,
     )
     transaction = await transactions.record(
         session,
@@ -347,17 +360,9 @@ async def apply_payment(
             "senderName": payer_name,
             "reference": request.description,
             "paymentRequestId": request.id,
+            "ledgerTransferId": posted.transfer_id,
         },
     )
-    posted = await ledger.post_transfer(
-        session,
-        company_id=company_id,
-        legs=[Leg(settlement.id, -amount_minor), Leg(target.id, amount_minor)],
-        code=LEDGER_CODE,
-        reference=payment_id,
-        details={"paymentRequestId": request.id},
-    )
-    transactions.add_metadata(transaction, {"ledgerTransferId": posted.transfer_id})
     now = utcnow()
     request.status = PaymentRequestStatus.PAID.value
     request.provider_payment_id = payment_id
@@ -365,7 +370,7 @@ async def apply_payment(
     request.transaction_id = transaction.id
     request.paid_at = paid_at or now
     request.updated_at = now
-    await session.flush()
+    await repo.save(request)
     await _event(session, request, "payment_request.paid")
     return request
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 
-from sqlalchemy import select
+from sqlalchemy import insert, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.db.dialect import for_update
@@ -65,6 +65,9 @@ class PartialPayment(ProviderRejected):
     message = "A payment request is paid in full: the amount must be the requested amount."
 
 
+_INSERT_REQUEST = insert(SandboxBankprovPaymentRequest)
+
+
 def _request(row: SandboxBankprovPaymentRequest) -> ProviderPaymentRequest:
     return ProviderPaymentRequest(
         request_id=row.request_id,
@@ -100,23 +103,23 @@ class SandboxPaymentRequests(SandboxBankingCore):
                 )
             ).scalar_one_or_none()
             if row is None:
-                await self.budget_row(session, company_id, budget_id)
                 if await self.balance_of(session, company_id, budget_id, currency) is None:
+                    await self.budget_row(session, company_id, budget_id)  # 404 first
                     raise CurrencyNotHeld()
-                row = SandboxBankprovPaymentRequest(
-                    company_id=company_id,
-                    request_id=f"bp_prq_{uuid.uuid4().hex[:24]}",
-                    idempotency_key=idempotency_key,
-                    budget_id=budget_id,
-                    currency=currency,
-                    amount_minor=amount_minor,
-                    description=description,
-                    status=ProviderRequestStatus.PENDING.value,
-                    expires_at=expires_at,
-                    created_at=utcnow(),
-                )
-                session.add(row)
-                await session.flush()
+                values = {
+                    "company_id": company_id,
+                    "request_id": f"bp_prq_{uuid.uuid4().hex[:24]}",
+                    "idempotency_key": idempotency_key,
+                    "budget_id": budget_id,
+                    "currency": currency,
+                    "amount_minor": amount_minor,
+                    "description": description,
+                    "status": ProviderRequestStatus.PENDING.value,
+                    "expires_at": expires_at,
+                    "created_at": utcnow(),
+                }
+                await session.execute(_INSERT_REQUEST, values)
+                row = SandboxBankprovPaymentRequest(**values)
             elif (row.company_id, row.budget_id, row.currency, row.amount_minor) != (
                 company_id,
                 budget_id,
