@@ -86,13 +86,14 @@ BUDGET_TRANSFER_BUDGET = (28, 4, 0)
 # its quote inserted), the quote written and returned (8 on PostgreSQL).
 FX_QUOTE_BUDGET = (10, 4, 0)
 # An FX trade: the key's claim; the quote read and claimed (a conditional UPDATE the object
-# then reflects), the sell side's accounts, the reservation on them, the PENDING transaction,
-# the quote's link to it, the checkpoint; the sandbox (the quote, the trade by key, the quote's
-# earlier trade, the trade written and returned, each side's balance and statement line); the
+# then reflects), the sell side's budget and settlement accounts (one read), the reservation
+# on them, the PENDING transaction, the quote's link to it, the checkpoint (the transaction
+# not read again after it); the sandbox (the quote, the trade by key, the quote's earlier
+# trade, the trade written and returned, each side's balance and statement line); the
 # transaction locked, the reservation posted from what the request holds, the buy side's
-# accounts (two reads) and its posting on them, the transaction settled, its event, the key's
-# answer stored (34 on PostgreSQL; 45 and 40 before 2026-11-28's night).
-FX_TRADE_BUDGET = (39, 5, 0)
+# accounts (one read) and its posting on them, the transaction settled, its event, the key's
+# answer stored (31 on PostgreSQL; 45, 40 and 34 before 2026-11-28's night and 2026-11-29).
+FX_TRADE_BUDGET = (36, 4, 0)
 # A collection under an active mandate whose period's allowance was granted (counted since
 # 2026-11-29): the key's claim; the mandate locked, its reference looked up under the lock;
 # the budget's, the master's and the allowance's two accounts in one read; in a savepoint (a

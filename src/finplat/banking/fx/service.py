@@ -43,6 +43,7 @@ from finplat.kit.clock import utcnow
 from finplat.kit.money import from_minor, requested_amount
 from finplat.ledger import service as ledger
 from finplat.ledger.core import Leg
+from finplat.ledger.models import LedgerAccount
 from finplat.ledger.service import CompanyAccount, Reservation, TransferAlreadyResolved
 from finplat.providers.banking.port import BankingProvider, FixedSide, ProviderTrade, TradeStatus
 from finplat.providers.calls import CallPolicy, commit_then_call
@@ -286,14 +287,14 @@ async def execute(
     else:
         # Resuming: commit the key takeover so no lock is held across the provider call.
         await idempotency.checkpoint(session, claim, claim.recovery_point)
-    if claim.recovery_point == REJECTED:
-        refusal = claim.state.get("refusal") or {}
-        raise TradeRejected(
-            refusal.get("message"), status=refusal.get("status"), code=refusal.get("code")
+        if claim.recovery_point == REJECTED:
+            refusal = claim.state.get("refusal") or {}
+            raise TradeRejected(
+                refusal.get("message"), status=refusal.get("status"), code=refusal.get("code")
+            )
+        transaction = await transactions.get(
+            session, company_id=company_id, transaction_id=int(claim.state["transaction_id"])
         )
-    transaction = await transactions.get(
-        session, company_id=company_id, transaction_id=int(claim.state["transaction_id"])
-    )
     provider_key = transaction.provider_key
     assert provider_key is not None
     provider_quote_id = quote.provider_quote_id
@@ -351,12 +352,7 @@ async def _reserve(
             raise QuoteAlreadyExecuted()
         raise QuoteExpired()
     sell = quote.sell_currency
-    source = await budgets.ledger_account(
-        session, company_id=company_id, budget_id=quote.budget_id, currency=sell
-    )
-    settlement = await ledger.company_account(
-        session, company_id=company_id, kind=CompanyAccount.SETTLEMENT, currency=sell
-    )
+    source, settlement = await _budget_and_settlement(session, company_id, quote.budget_id, sell)
     # No expiry: the reservation lasts until the provider's answer settles it.
     reservation = await ledger.reserve(
         session,
@@ -393,6 +389,22 @@ async def _reserve(
     )
     await quotes.link_transaction(quote, transaction.id)
     return transaction, reservation
+
+
+async def _budget_and_settlement(
+    session: AsyncSession, company_id: int, budget_id: str, currency: str
+) -> list[LedgerAccount]:
+    """The budget's ledger account and the company's settlement account in `currency`, read
+    together."""
+    return await ledger.accounts_of(
+        session,
+        company_id=company_id,
+        currency=currency,
+        keys=[
+            budgets.account_key(budget_id),
+            ledger.company_key(company_id, CompanyAccount.SETTLEMENT),
+        ],
+    )
 
 
 def _refusal(exc: ProviderRejected) -> ApiError:
@@ -479,11 +491,8 @@ async def complete(
     except TransferAlreadyResolved:
         return False
     buy = trade.buy_currency
-    target = await budgets.ledger_account(
-        session, company_id=company_id, budget_id=transaction.budget_id, currency=buy
-    )
-    settlement = await ledger.company_account(
-        session, company_id=company_id, kind=CompanyAccount.SETTLEMENT, currency=buy
+    target, settlement = await _budget_and_settlement(
+        session, company_id, transaction.budget_id, buy
     )
     await ledger.post_transfer(
         session,
