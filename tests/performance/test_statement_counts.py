@@ -29,7 +29,7 @@ from finplat.config import Settings
 from finplat.mor.access import PREFIX
 from tests.banking.fx import steps as fx
 from tests.banking.payouts import steps as payouts
-from tests.banking.steps import create_budget, funded_user
+from tests.banking.steps import create_budget, credit, funded_user
 from tests.cards.funding.steps import active_card, purchase, route_only, topup, unload
 from tests.cards.steps import approved_card_user, order, order_body, ordered_card
 from tests.cards.transactions.steps import ask_in_real_time, provider_card_ref
@@ -123,6 +123,12 @@ PAYMENT_REQUEST_BUDGET = (12, 4, 0)
 # for the answer (19 on PostgreSQL; 22 before: the accounts read one by one and again by the
 # posting, the transaction's posting id written after it, the request flushed).
 PAYMENT_PAY_BUDGET = (22, 6, 1)
+# Money arriving in a budget (the sandbox's incoming credit, counted since 2026-11-29): the
+# sandbox's credit and the provider's callback through the inbound path, where the budget is
+# adopted, its and the settlement accounts read together and handed to the posting, and the
+# posting's id saved on the transaction without a flush (23 on PostgreSQL; 25 and a flush
+# before: the two accounts read one by one, and again by the posting).
+INCOMING_CREDIT_BUDGET = (26, 7, 0)
 # A payout's check: the account, the budget, the payee and its funding balance; the provider's
 # price (the sandbox's fault check on SQLite, its budget); the balance's account with its
 # totals in one statement.
@@ -394,6 +400,14 @@ async def test_paying_a_payment_request_stays_within_its_statement_and_commit_bu
     assert response.status_code == 200, response.text
     assert response.json()["Status"] == "PAID"
     assert tally.within(PAYMENT_PAY_BUDGET), str(tally)
+
+
+async def test_an_incoming_credit_stays_within_its_statement_and_commit_budget(
+    api: httpx.AsyncClient, tally: Tally
+) -> None:
+    user, budget = await funded_user(api, "100.00", "EUR")
+    await tally.count(lambda: credit(api, user["Id"], budget["BudgetId"], "25.00"))
+    assert tally.within(INCOMING_CREDIT_BUDGET), str(tally)
 
 
 async def test_a_payout_check_stays_within_its_statement_and_commit_budget(

@@ -40,6 +40,22 @@ def account_key(budget_id: str) -> ledger.AccountKey:
     return ledger.AccountKey(BUDGET_ACCOUNT_CODE, "budget", budget_id)
 
 
+async def with_settlement(
+    session: AsyncSession, *, company_id: int, budget_id: str, currency: str
+) -> list[LedgerAccount]:
+    """The budget's ledger account (`ledger_account`) and the company's settlement account in
+    `currency`, where money from or to the provider passes: read together."""
+    return await ledger.accounts_of(
+        session,
+        company_id=company_id,
+        currency=currency,
+        keys=[
+            account_key(budget_id),
+            ledger.company_key(company_id, ledger.CompanyAccount.SETTLEMENT),
+        ],
+    )
+
+
 async def ledger_account(
     session: AsyncSession, *, company_id: int, budget_id: str, currency: str
 ) -> LedgerAccount:

@@ -35,7 +35,6 @@ from finplat.kit.fields import SafeText
 from finplat.kit.money import from_minor
 from finplat.ledger import service as ledger
 from finplat.ledger.core import Leg
-from finplat.ledger.service import CompanyAccount
 from finplat.providers import inbound
 from finplat.providers.banking.port import PAYMENT_RECEIVED
 from finplat.providers.names import BankProvider, ExternalProvider
@@ -117,12 +116,10 @@ async def on_payment_received(session: AsyncSession, company_id: int, data: dict
         is_default=payment.budgetIsDefault,
         currencies=[currency],
     )
-    target = await budgets.ledger_account(
+    accounts = await budgets.with_settlement(
         session, company_id=company_id, budget_id=budget.id, currency=currency
     )
-    settlement = await ledger.company_account(
-        session, company_id=company_id, kind=CompanyAccount.SETTLEMENT, currency=currency
-    )
+    target, settlement = accounts
     metadata = {
         "scheme": payment.scheme,
         "senderName": payment.senderName,
@@ -158,9 +155,9 @@ async def on_payment_received(session: AsyncSession, company_id: int, data: dict
         legs=[Leg(settlement.id, -amount), Leg(target.id, amount)],
         code="banking.incoming",
         reference=payment.paymentId,
+        accounts=accounts,
     )
-    transactions.add_metadata(transaction, {"ledgerTransferId": posted.transfer_id})
-    await session.flush()
+    await transactions.save_metadata(session, transaction, {"ledgerTransferId": posted.transfer_id})
     await events.record(
         session,
         company_id=company_id,

@@ -51,10 +51,9 @@ _FIND_ACCOUNTS = select(LedgerAccount).where(
 )
 _FIND_ACCOUNTS_OF_OWNERS = select(LedgerAccount).where(
     LedgerAccount.company_id == bindparam("a_company_id"),
-    LedgerAccount.currency == bindparam("a_currency"),
-    tuple_(LedgerAccount.code, LedgerAccount.owner_type, LedgerAccount.owner_id).in_(
-        bindparam("a_keys", expanding=True)
-    ),
+    tuple_(
+        LedgerAccount.code, LedgerAccount.owner_type, LedgerAccount.owner_id, LedgerAccount.currency
+    ).in_(bindparam("a_keys", expanding=True)),
 )
 _ACCOUNTS_BY_ID = select(LedgerAccount).where(
     LedgerAccount.company_id == bindparam("a_company_id"),
@@ -126,17 +125,13 @@ async def find_accounts(
 
 
 async def find_accounts_of_owners(
-    session: AsyncSession,
-    *,
-    company_id: int,
-    currency: str,
-    keys: Sequence[tuple[str, str, str]],
-) -> dict[tuple[str, str, str], LedgerAccount]:
-    """The accounts in `currency` of these (code, owner type, owner id) keys, each owner's
-    own, that exist (one statement), by key."""
-    params = {"a_company_id": company_id, "a_currency": currency, "a_keys": sorted(set(keys))}
+    session: AsyncSession, *, company_id: int, keys: Sequence[tuple[str, str, str, str]]
+) -> dict[tuple[str, str, str, str], LedgerAccount]:
+    """The company's accounts of these (code, owner type, owner id, currency) keys that exist
+    (one statement), by key."""
+    params = {"a_company_id": company_id, "a_keys": sorted(set(keys))}
     found = (await session.execute(_FIND_ACCOUNTS_OF_OWNERS, params)).scalars()
-    return {(a.code, a.owner_type, a.owner_id): a for a in found}
+    return {(a.code, a.owner_type, a.owner_id, a.currency): a for a in found}
 
 
 async def find_accounts_and_ids(

@@ -146,9 +146,9 @@ class AccountKey:
     allow_negative: bool = False
     shard_count: int = 1
 
-    @property
-    def owner(self) -> tuple[str, str, str]:
-        return (self.code, self.owner_type, self.owner_id)
+    def of(self, currency: str) -> tuple[str, str, str, str]:
+        """The account's unique key within its company."""
+        return (self.code, self.owner_type, self.owner_id, currency)
 
 
 def company_key(company_id: int, kind: CompanyAccount) -> AccountKey:
@@ -211,12 +211,21 @@ async def accounts_of(
 ) -> list[LedgerAccount]:
     """`account` of each key in `currency`, in the keys' order: those that exist read in one
     statement, each one missing created as `account` creates it."""
+    return await accounts_in(
+        session, company_id=company_id, wanted=[(key, currency) for key in keys]
+    )
+
+
+async def accounts_in(
+    session: AsyncSession, *, company_id: int, wanted: Sequence[tuple[AccountKey, str]]
+) -> list[LedgerAccount]:
+    """`accounts_of` for keys each in a currency of its own (a conversion's two sides)."""
     found = await repository.find_accounts_of_owners(
-        session, company_id=company_id, currency=currency, keys=[key.owner for key in keys]
+        session, company_id=company_id, keys=[key.of(currency) for key, currency in wanted]
     )
     return [
-        found.get(key.owner) or await _account_of_key(session, company_id, currency, key)
-        for key in keys
+        found.get(key.of(currency)) or await _account_of_key(session, company_id, currency, key)
+        for key, currency in wanted
     ]
 
 

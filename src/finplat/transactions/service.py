@@ -178,6 +178,14 @@ async def settle(
     return True
 
 
+async def save_metadata(
+    session: AsyncSession, transaction: Transaction, metadata: Mapping[str, Any]
+) -> None:
+    """`add_metadata`, written at once (one UPDATE, no flush)."""
+    add_metadata(transaction, metadata)
+    await TransactionRepository(session, transaction.company_id).save(transaction)
+
+
 def add_metadata(transaction: Transaction, metadata: Mapping[str, Any]) -> None:
     """Merge `metadata` into the transaction's (a key given again takes the new value)."""
     transaction.details = json.dumps(

@@ -43,8 +43,7 @@ from finplat.kit.clock import utcnow
 from finplat.kit.money import from_minor, requested_amount
 from finplat.ledger import service as ledger
 from finplat.ledger.core import Leg
-from finplat.ledger.models import LedgerAccount
-from finplat.ledger.service import CompanyAccount, Reservation, TransferAlreadyResolved
+from finplat.ledger.service import Reservation, TransferAlreadyResolved
 from finplat.providers.banking.port import BankingProvider, FixedSide, ProviderTrade, TradeStatus
 from finplat.providers.calls import CallPolicy, commit_then_call
 from finplat.providers.errors import ProviderRejected, ProviderUnavailable
@@ -352,7 +351,9 @@ async def _reserve(
             raise QuoteAlreadyExecuted()
         raise QuoteExpired()
     sell = quote.sell_currency
-    source, settlement = await _budget_and_settlement(session, company_id, quote.budget_id, sell)
+    source, settlement = await budgets.with_settlement(
+        session, company_id=company_id, budget_id=quote.budget_id, currency=sell
+    )
     # No expiry: the reservation lasts until the provider's answer settles it.
     reservation = await ledger.reserve(
         session,
@@ -389,22 +390,6 @@ async def _reserve(
     )
     await quotes.link_transaction(quote, transaction.id)
     return transaction, reservation
-
-
-async def _budget_and_settlement(
-    session: AsyncSession, company_id: int, budget_id: str, currency: str
-) -> list[LedgerAccount]:
-    """The budget's ledger account and the company's settlement account in `currency`, read
-    together."""
-    return await ledger.accounts_of(
-        session,
-        company_id=company_id,
-        currency=currency,
-        keys=[
-            budgets.account_key(budget_id),
-            ledger.company_key(company_id, CompanyAccount.SETTLEMENT),
-        ],
-    )
 
 
 def _refusal(exc: ProviderRejected) -> ApiError:
@@ -491,8 +476,8 @@ async def complete(
     except TransferAlreadyResolved:
         return False
     buy = trade.buy_currency
-    target, settlement = await _budget_and_settlement(
-        session, company_id, transaction.budget_id, buy
+    target, settlement = await budgets.with_settlement(
+        session, company_id=company_id, budget_id=transaction.budget_id, currency=buy
     )
     await ledger.post_transfer(
         session,

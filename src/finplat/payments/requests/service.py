@@ -43,7 +43,6 @@ from finplat.kit.money import Money, from_minor
 from finplat.kit.pagination import PageRequest, PageSlice
 from finplat.ledger import service as ledger
 from finplat.ledger.core import Leg
-from finplat.ledger.service import CompanyAccount
 from finplat.payments.budgets import user_budget
 from finplat.payments.requests import repository
 from finplat.payments.requests.models import PaymentRequest, PaymentRequestStatus
@@ -324,14 +323,8 @@ async def apply_payment(
         # Accepted by the provider before it expired (or was cancelled there): the money
         # arrived, so it lands and the request is paid.
         log.info("payment_request_paid_after_local_state", request_id=request.id)
-    accounts = await ledger.accounts_of(
-        session,
-        company_id=company_id,
-        currency=currency,
-        keys=[
-            budgets.account_key(request.budget_id),
-            ledger.company_key(company_id, CompanyAccount.SETTLEMENT),
-        ],
+    accounts = await budgets.with_settlement(
+        session, company_id=company_id, budget_id=request.budget_id, currency=currency
     )
     target, settlement = accounts
     posted = await ledger.post_transfer(
