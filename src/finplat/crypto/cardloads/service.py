@@ -178,12 +178,10 @@ async def _reserve(
     provider_card_id(card)  # a card the provider has not issued cannot be loaded
     load_id = new_load_id()
     coins = coins_of(load.minor, currency)
-    wallet = await balances.wallet_account(
+    accounts = await balances.with_settlement(
         session, company_id=company_id, user_id=user_id, currency=currency
     )
-    settlement = await ledger.company_account(
-        session, company_id=company_id, kind=CompanyAccount.SETTLEMENT, currency=currency
-    )
+    wallet, settlement = accounts
     pending = await ledger.create_pending(
         session,
         company_id=company_id,
@@ -192,6 +190,7 @@ async def _reserve(
         expires_at=None,  # until the chain's outcome settles it
         reference=load_id,
         details={"cardId": card.id, "chainId": chain_id},
+        accounts=accounts,
     )
     row = await CardLoadRepository(session, company_id).add(
         CryptoCardLoad(
@@ -268,20 +267,18 @@ async def _settle(session: AsyncSession, load: CryptoCardLoad, *, back: bool) ->
     """Coin settlement -> USD settlement -> master (1:1), or, undoing it, back to the
     user's crypto balance."""
     company_id = load.company_id
-    coin_settlement = await ledger.company_account(
-        session, company_id=company_id, kind=CompanyAccount.SETTLEMENT, currency=load.currency
-    )
-    usd_settlement = await ledger.company_account(
-        session, company_id=company_id, kind=CompanyAccount.SETTLEMENT, currency=CARD_CURRENCY
-    )
-    master = await ledger.company_account(
-        session, company_id=company_id, kind=CompanyAccount.MASTER, currency=CARD_CURRENCY
-    )
+    settlement = ledger.company_key(company_id, CompanyAccount.SETTLEMENT)
+    wanted = [
+        (settlement, CARD_CURRENCY),
+        (ledger.company_key(company_id, CompanyAccount.MASTER), CARD_CURRENCY),
+    ]
+    if back:
+        wanted += [(settlement, load.currency), (balances.wallet_key(load.user_id), load.currency)]
+    accounts = await ledger.accounts_in(session, company_id=company_id, wanted=wanted)
+    usd_settlement, master = accounts[:2]
     coins, usd = load.amount_minor, load.load_minor
     if back:
-        wallet = await balances.wallet_account(
-            session, company_id=company_id, user_id=load.user_id, currency=load.currency
-        )
+        coin_settlement, wallet = accounts[2:]
         legs = [
             Leg(master.id, -usd),
             Leg(usd_settlement.id, usd),
@@ -297,6 +294,7 @@ async def _settle(session: AsyncSession, load: CryptoCardLoad, *, back: bool) ->
         code=SETTLE_CODE,
         reference=load.id,
         details={"direction": "back" if back else "out"},
+        accounts=accounts,
     )
 
 

@@ -307,25 +307,21 @@ async def _reserve(
     card = await lookup.find_card(session, company_id=company_id, card_id=quote.card_id)
     card.refuse_if_cancelled()  # cancelled since the quote: nothing is reserved
     fiat = quote.fiat_currency
-    source = await budgets.ledger_account(
-        session, company_id=company_id, budget_id=quote.budget_id, currency=fiat
-    )
-    fiat_settlement = await ledger.company_account(
-        session, company_id=company_id, kind=CompanyAccount.SETTLEMENT, currency=fiat
-    )
+    settlement = ledger.company_key(company_id, CompanyAccount.SETTLEMENT)
+    wanted = [(budgets.account_key(quote.budget_id), fiat), (settlement, fiat)]
+    if quote.fee_minor:
+        revenue = ledger.company_key(company_id, CompanyAccount.FEE_REVENUE)
+        wanted += [(settlement, COIN), (revenue, COIN)]
+    accounts = await ledger.accounts_in(session, company_id=company_id, wanted=wanted)
+    source, fiat_settlement = accounts[:2]
     legs = [
         Leg(source.id, -quote.fiat_amount_minor),
         Leg(fiat_settlement.id, quote.fiat_amount_minor),
     ]
     if quote.fee_minor:
         # The rail buys the whole amount in USDC; the fee part stays with the company.
-        coin_settlement = await ledger.company_account(
-            session, company_id=company_id, kind=CompanyAccount.SETTLEMENT, currency=COIN
-        )
-        revenue = await ledger.company_account(
-            session, company_id=company_id, kind=CompanyAccount.FEE_REVENUE, currency=COIN
-        )
-        legs += [Leg(coin_settlement.id, -quote.fee_minor), Leg(revenue.id, quote.fee_minor)]
+        coin_settlement, fee_revenue = accounts[2:]
+        legs += [Leg(coin_settlement.id, -quote.fee_minor), Leg(fee_revenue.id, quote.fee_minor)]
     pending = await ledger.create_pending(
         session,
         company_id=company_id,
@@ -334,6 +330,7 @@ async def _reserve(
         expires_at=None,  # until the rail's answer settles it
         reference=transfer_id,
         details={"cardId": quote.card_id},
+        accounts=accounts,
     )
     transfer = await TransferRepository(session, company_id).add(
         CryptoTransfer(

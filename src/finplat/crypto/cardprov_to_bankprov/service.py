@@ -392,18 +392,16 @@ async def _reserve(session: AsyncSession, *, transfer_id: str, company_id: int) 
     if locked.status != TransferStatus.PENDING.value or locked.ledger_pending_id is not None:
         return
     net, fee = locked.amount_minor // COIN_UNITS_PER_CENT, locked.fee_minor // COIN_UNITS_PER_CENT
-    master = await ledger.company_account(
-        session, company_id=company_id, kind=CompanyAccount.MASTER, currency=CARD_CURRENCY
+    kinds = [CompanyAccount.MASTER, CompanyAccount.SETTLEMENT]
+    if fee:
+        kinds.append(CompanyAccount.FEE_REVENUE)
+    found = await ledger.company_accounts_in(
+        session, company_id=company_id, kinds=kinds, currency=CARD_CURRENCY
     )
-    settlement = await ledger.company_account(
-        session, company_id=company_id, kind=CompanyAccount.SETTLEMENT, currency=CARD_CURRENCY
-    )
+    master, settlement = found[CompanyAccount.MASTER], found[CompanyAccount.SETTLEMENT]
     legs = [Leg(master.id, -net), Leg(settlement.id, net - fee)]
     if fee:
-        revenue = await ledger.company_account(
-            session, company_id=company_id, kind=CompanyAccount.FEE_REVENUE, currency=CARD_CURRENCY
-        )
-        legs.append(Leg(revenue.id, fee))
+        legs.append(Leg(found[CompanyAccount.FEE_REVENUE].id, fee))
     pending = await ledger.create_pending(
         session,
         company_id=company_id,
@@ -411,6 +409,7 @@ async def _reserve(session: AsyncSession, *, transfer_id: str, company_id: int) 
         code=LEDGER_CODE,
         expires_at=None,  # until the rail's answer settles it
         reference=locked.id,
+        accounts=list(found.values()),
     )
     locked.ledger_pending_id = pending.transfer_id
     await session.flush()

@@ -43,7 +43,6 @@ from finplat.kit.money import ExcessPrecision, from_minor, to_minor
 from finplat.kit.pagination import PageRequest, PageSlice
 from finplat.ledger import service as ledger
 from finplat.ledger.core import MAX_BALANCE, Leg
-from finplat.ledger.service import CompanyAccount
 from finplat.providers.crypto import addresses
 from finplat.providers.crypto.port import Chain, ChainDepositStatus
 from finplat.users import service as users
@@ -188,12 +187,10 @@ async def _credit(session: AsyncSession, deposit: CryptoDeposit) -> None:
     assert deposit.user_id is not None
     assert deposit.amount_minor is not None
     company_id = deposit.company_id
-    wallet = await balances.wallet_account(
+    accounts = await balances.with_settlement(
         session, company_id=company_id, user_id=deposit.user_id, currency=deposit.currency
     )
-    settlement = await ledger.company_account(
-        session, company_id=company_id, kind=CompanyAccount.SETTLEMENT, currency=deposit.currency
-    )
+    wallet, settlement = accounts
     posted = await ledger.post_transfer(
         session,
         company_id=company_id,
@@ -201,6 +198,7 @@ async def _credit(session: AsyncSession, deposit: CryptoDeposit) -> None:
         code=LEDGER_CODE,
         reference=deposit.id,
         details={"txHash": deposit.tx_hash, "chainId": deposit.chain_id},
+        accounts=accounts,
     )
     now = utcnow()
     deposit.status = DepositStatus.CREDITED.value

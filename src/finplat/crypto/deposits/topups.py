@@ -172,18 +172,18 @@ async def _move(session: AsyncSession, deposit: CryptoDeposit, usd: int, *, back
     assert deposit.user_id is not None
     company_id = deposit.company_id
     coin = usd * 10 ** (exponent(deposit.currency) - exponent(SETTLED_CURRENCY))
-    wallet = await balances.wallet_account(
-        session, company_id=company_id, user_id=deposit.user_id, currency=deposit.currency
+    settlement = ledger.company_key(company_id, CompanyAccount.SETTLEMENT)
+    accounts = await ledger.accounts_in(
+        session,
+        company_id=company_id,
+        wanted=[
+            (balances.wallet_key(deposit.user_id), deposit.currency),
+            (settlement, deposit.currency),
+            (settlement, SETTLED_CURRENCY),
+            (ledger.company_key(company_id, CompanyAccount.MASTER), SETTLED_CURRENCY),
+        ],
     )
-    coin_settlement = await ledger.company_account(
-        session, company_id=company_id, kind=CompanyAccount.SETTLEMENT, currency=deposit.currency
-    )
-    usd_settlement = await ledger.company_account(
-        session, company_id=company_id, kind=CompanyAccount.SETTLEMENT, currency=SETTLED_CURRENCY
-    )
-    master = await ledger.company_account(
-        session, company_id=company_id, kind=CompanyAccount.MASTER, currency=SETTLED_CURRENCY
-    )
+    wallet, coin_settlement, usd_settlement, master = accounts
     sign = -1 if back else 1
     await ledger.post_transfer(
         session,
@@ -197,4 +197,5 @@ async def _move(session: AsyncSession, deposit: CryptoDeposit, usd: int, *, back
         code=LEDGER_CODE,
         reference=deposit.id,
         details={"direction": "back" if back else "out"},
+        accounts=accounts,
     )

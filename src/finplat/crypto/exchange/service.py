@@ -282,17 +282,17 @@ async def _reserve(
             raise QuoteAlreadyAccepted()
         raise QuoteExpired()
     coin = quote.currency
-    wallet = await balances.wallet_account(
-        session, company_id=company_id, user_id=quote.user_id, currency=coin
+    accounts = await balances.with_settlement(
+        session,
+        company_id=company_id,
+        user_id=quote.user_id,
+        currency=coin,
+        also=[CompanyAccount.FEE_REVENUE] if quote.fee_minor else [],
     )
-    settlement = await ledger.company_account(
-        session, company_id=company_id, kind=CompanyAccount.SETTLEMENT, currency=coin
-    )
+    wallet, settlement = accounts[:2]
     legs = [Leg(wallet.id, -quote.amount_minor), Leg(settlement.id, quote.amount_minor)]
     if quote.fee_minor:
-        revenue = await ledger.company_account(
-            session, company_id=company_id, kind=CompanyAccount.FEE_REVENUE, currency=coin
-        )
+        revenue = accounts[2]
         legs = [
             Leg(wallet.id, -quote.amount_minor),
             Leg(settlement.id, quote.amount_minor - quote.fee_minor),
@@ -305,6 +305,7 @@ async def _reserve(
         code=LEDGER_CODE,
         expires_at=None,  # until the rail's answer settles it
         reference=transfer_id,
+        accounts=accounts,
     )
     transfer = await TransferRepository(session, company_id).add(
         CryptoTransfer(

@@ -52,7 +52,7 @@ from finplat.kit.money import Money, from_minor
 from finplat.kyc import approval
 from finplat.ledger import service as ledger
 from finplat.ledger.core import Leg
-from finplat.ledger.service import CompanyAccount, TransferAlreadyResolved
+from finplat.ledger.service import TransferAlreadyResolved
 from finplat.providers.calls import commit_then_call
 from finplat.providers.crypto import addresses
 from finplat.providers.crypto.port import Chain
@@ -180,12 +180,10 @@ async def initiate(
         idempotent=True,  # a read
     )
     transfer_id = new_transfer_id()
-    wallet = await balances.wallet_account(
+    accounts = await balances.with_settlement(
         session, company_id=company_id, user_id=user_id, currency=coin
     )
-    settlement = await ledger.company_account(
-        session, company_id=company_id, kind=CompanyAccount.SETTLEMENT, currency=coin
-    )
+    wallet, settlement = accounts
     principal = await ledger.create_pending(
         session,
         company_id=company_id,
@@ -193,6 +191,7 @@ async def initiate(
         code=LEDGER_CODE,
         expires_at=None,  # released by the withdrawal's own expiry, failure or lock
         reference=transfer_id,
+        accounts=accounts,
     )
     network_fee = await ledger.create_pending(
         session,
@@ -201,6 +200,7 @@ async def initiate(
         code=FEE_LEDGER_CODE,
         expires_at=None,
         reference=transfer_id,
+        accounts=accounts,
     )
     code = codes.new_code()
     now = utcnow()
