@@ -88,15 +88,11 @@ async def receive(
         card.refuse_if_cancelled()
         if card.provider != DEPOSIT_PROVIDER:
             raise DepositNotSupported()
-        settlement = await ledger.company_account(
-            session,
-            company_id=company_id,
-            kind=CompanyAccount.SETTLEMENT,
-            currency=SETTLED_CURRENCY,
+        kinds = [CompanyAccount.SETTLEMENT, CompanyAccount.MASTER]
+        found = await ledger.company_accounts_in(
+            session, company_id=company_id, kinds=kinds, currency=SETTLED_CURRENCY
         )
-        master = await ledger.company_account(
-            session, company_id=company_id, kind=CompanyAccount.MASTER, currency=SETTLED_CURRENCY
-        )
+        settlement, master = (found[kind] for kind in kinds)
         pending = await ledger.create_pending(
             session,
             company_id=company_id,
@@ -105,6 +101,7 @@ async def receive(
             expires_at=utcnow() + RESERVATION_LIFETIME,
             reference=claim.derived_key("card-deposit"),
             details={"cardId": card_id, "amount": str(money.amount), "currency": money.currency},
+            accounts=(settlement, master),
         )
         await idempotency.checkpoint(session, claim, RESERVED, pending_id=pending.transfer_id)
     if claim.recovery_point == RESERVED:

@@ -278,12 +278,11 @@ async def _reserve_fee(session: AsyncSession, claim: Claim, card: Card, quote: Q
     """Production and mailing fee: company master account -> fee revenue (pending until the
     provider ships). Too little in the master account is 409 `INSUFFICIENT_FUNDS`."""
     currency = quote.fees.currency
-    master = await ledger.company_account(
-        session, company_id=card.company_id, kind=CompanyAccount.MASTER, currency=currency
+    kinds = [CompanyAccount.MASTER, CompanyAccount.FEE_REVENUE]
+    found = await ledger.company_accounts_in(
+        session, company_id=card.company_id, kinds=kinds, currency=currency
     )
-    revenue = await ledger.company_account(
-        session, company_id=card.company_id, kind=CompanyAccount.FEE_REVENUE, currency=currency
-    )
+    master, revenue = (found[kind] for kind in kinds)
     try:
         pending = await ledger.create_pending(
             session,
@@ -291,6 +290,7 @@ async def _reserve_fee(session: AsyncSession, claim: Claim, card: Card, quote: Q
             legs=[Leg(master.id, -quote.total_minor), Leg(revenue.id, quote.total_minor)],
             code=SHIPPING_LEDGER_CODE,
             expires_at=None,  # the provider's answer settles it
+            accounts=(master, revenue),
             reference=claim.derived_key("card-ship"),
             details={
                 "cardId": card.id,
