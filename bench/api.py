@@ -71,6 +71,7 @@ from partner_setup import (
     tier_id,
     top_up,
     verified_payee,
+    voucher_codes,
 )
 from run_database import PG_SERVER, BenchDatabase, PostgresDatabase, SqliteDatabase, verify_ledger
 from server import Server, free_port
@@ -83,6 +84,7 @@ from finplat.db.engine import create_engine
 FUNDING_USD = 100_000_000  # the master account's, far more than a run moves
 CARD_FUNDING_USD = 100_000  # each card's, far more than a run unloads and spends
 BUDGET_FUNDING_EUR = 1_000_000  # each funded budget's, far more than a run pays out
+VOUCHER_FUNDING_USD = 10_000_000  # the company's voucher funding, far more than a run redeems
 MANDATE_ALLOWANCE_EUR = 100_000  # each mandate's per month, far more than a run collects
 RECONCILE_INTERVAL_SECONDS = 86_400  # background work outside the request path: not in a window
 
@@ -146,7 +148,9 @@ async def company_customers(
                 n = company.company_id * 100_000 + i
                 return await customer(api, company.api_key, company.company_id, tier, n)
 
-        return list(await asyncio.gather(*(one(i) for i in range(users))))
+        made = list(await asyncio.gather(*(one(i) for i in range(users))))
+        codes = await voucher_codes(api, len(made), VOUCHER_FUNDING_USD)
+        return [replace(c, voucher_code=code) for c, code in zip(made, codes, strict=True)]
 
 
 async def set_up(base_url: str, env: dict[str, str], companies: int, users: int) -> list[Customer]:

@@ -41,6 +41,8 @@ class Customer:
     card_ref: str = ""
     # An active mandate on the funded budget, its allowance far above what a run collects.
     mandate_id: str = ""
+    # A voucher of the customer's own, without limits (each redemption credits its card).
+    voucher_code: str = ""
 
 
 def _cents(client: Client, low: int, high: int) -> float:
@@ -299,6 +301,48 @@ async def collection(conn: Connection, c: Customer, client: Client) -> Failure |
     return failure
 
 
+async def voucher_redemption(conn: Connection, c: Customer, client: Client) -> Failure | None:
+    """A redemption of the customer's voucher (1.00 USD) onto their card, as a partner runs
+    it: the start, the one-time code the user received (read from the sandbox), the
+    verification, which credits the card from the company's voucher funding."""
+    failure, answer = await expect(
+        conn,
+        201,
+        "POST",
+        "/api/v2/vouchers/redemptions",
+        api_key=c.api_key,
+        body={"VoucherCode": c.voucher_code, "UserId": c.user_id, "CardId": c.card_id},
+        idempotency_key=client.next_key(),
+        step="start",
+    )
+    if failure is not None:
+        return failure
+    redemption = json.loads(answer)["Id"]
+    failure, answer = await expect(
+        conn,
+        200,
+        "GET",
+        f"/api/v2/sandbox/vouchers/redemptions/{redemption}/code",
+        api_key=c.api_key,
+        step="code",
+    )
+    if failure is not None:
+        return failure
+    failure, answer = await expect(
+        conn,
+        200,
+        "POST",
+        f"/api/v2/vouchers/redemptions/{redemption}/verify",
+        api_key=c.api_key,
+        body={"Code": json.loads(answer)["Code"]},
+        idempotency_key=client.next_key(),
+        step="verify",
+    )
+    if failure is None and json.loads(answer)["Status"] != "COMPLETED":
+        return Failure("not completed", 200, answer[:300].decode(errors="replace"))
+    return failure
+
+
 async def card_authorization(conn: Connection, c: Customer, client: Client) -> Failure | None:
     """A purchase of 1.00 to 4.99 USD with the card (sandbox): the real-time decision holds
     it, which must be an approval."""
@@ -361,9 +405,15 @@ OPERATIONS: dict[str, Operation] = {
     "fx_trade": fx_trade,
     "payment_request": payment_request,
     "collection": collection,
+    "voucher_redemption": voucher_redemption,
     "card_authorization": card_authorization,
     "card_decision": card_decision,
     "topup_lane_off": topup,
 }
-REQUESTS_PER_OPERATION = {"payout_create": 4, "fx_trade": 2, "payment_request": 2}
+REQUESTS_PER_OPERATION = {
+    "payout_create": 4,
+    "fx_trade": 2,
+    "payment_request": 2,
+    "voucher_redemption": 3,
+}
 LANE_OFF = "topup_lane_off"

@@ -221,6 +221,24 @@ async def active_mandate(api: httpx.AsyncClient, user_id: int, max_amount: int) 
     return str(created["Id"])
 
 
+async def voucher_codes(api: httpx.AsyncClient, count: int, funding_usd: int) -> list[str]:
+    """`count` vouchers of 1.00 USD without limits, in a group of their own, and the company's
+    voucher funding account funded with `funding_usd`: their codes (shown this once)."""
+    body = {"Currency": "USD", "Amount": funding_usd, "Account": "VOUCHERS"}
+    headers = idempotency_key("fund-vouchers")
+    expect(await api.post("/api/v2/sandbox/company/funding", json=body, headers=headers), 200)
+    groups = "/api/v2/admin/vouchers/groups"
+    group = expect(await api.post(groups, json={"Name": "Bench vouchers"}), 200)
+    terms = {"Count": count, "Value": 1, "Currency": "USD"}
+    issued = expect(
+        await api.post(
+            f"{groups}/{group['Id']}/vouchers", json=terms, headers=idempotency_key("vouchers")
+        ),
+        201,
+    )
+    return [str(v["PlaintextCode"]) for v in issued["Vouchers"]]
+
+
 async def set_up_company(
     base_url: str,
     env: dict[str, str],

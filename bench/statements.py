@@ -52,6 +52,7 @@ from partner_setup import (
     top_up,
     user_body,
     verified_payee,
+    voucher_codes,
 )
 from run_database import (
     FINPLAT,
@@ -72,7 +73,14 @@ from finplat.providers import inbound
 
 PAYOUTS = "/api/v2/banking/payouts"
 # An approval is verified once and paid once: `--repeat` does not time these again.
-SPENT_ONCE = {"payout_verify", "payout_create", "fx_trade", "payment_pay"}
+SPENT_ONCE = {
+    "payout_verify",
+    "payout_create",
+    "fx_trade",
+    "payment_pay",
+    "voucher_code",
+    "voucher_verify",
+}
 CONTROL = ("BEGIN", "SAVEPOINT", "RELEASE", "ROLLBACK", "COMMIT")
 
 
@@ -282,6 +290,44 @@ class Collecting:
 
 
 @dataclass
+class Redeeming:
+    """`bench/api.py`'s `voucher_redemption`: the start, the sandbox's one-time code, the
+    verification that credits the card."""
+
+    api: httpx.AsyncClient
+    user_id: int
+    card_id: int
+    voucher_code: str
+    redemption_id: str = ""
+    code: str = ""
+
+    async def start(self) -> httpx.Response:
+        response = await self.api.post(
+            "/api/v2/vouchers/redemptions",
+            json={"VoucherCode": self.voucher_code, "UserId": self.user_id, "CardId": self.card_id},
+            headers=idempotency_key("redemption"),
+        )
+        if response.status_code == 201:
+            self.redemption_id = response.json()["Id"]
+        return response
+
+    async def sent_code(self) -> httpx.Response:
+        response = await self.api.get(
+            f"/api/v2/sandbox/vouchers/redemptions/{self.redemption_id}/code"
+        )
+        if response.status_code == 200:
+            self.code = response.json()["Code"]
+        return response
+
+    async def verify(self) -> httpx.Response:
+        return await self.api.post(
+            f"/api/v2/vouchers/redemptions/{self.redemption_id}/verify",
+            json={"Code": self.code},
+            headers=idempotency_key("verify"),
+        )
+
+
+@dataclass
 class Decision:
     """The card provider's real-time request, signed as `bench/api.py`'s `card_decision`
     signs it; each ask a new authorization."""
@@ -373,6 +419,8 @@ async def measure(database: BenchDatabase, env: dict[str, str], show: bool, repe
         trade = Trade(api, user_id, account_id)
         collecting = Collecting(api, user_id, await active_mandate(api, user_id, 100_000))
         await collecting.collect()  # the period's first collection grants its allowance
+        [code] = await voucher_codes(api, 1, 100_000)
+        redeeming = Redeeming(api, user_id, card_id, code)
         for client in clients.values():
             await client.get("/api/v2/tiers")  # the key is known to each app's process
         requests: list[tuple[str, str, Callable[[], Awaitable[httpx.Response]]]] = [
@@ -449,6 +497,9 @@ async def measure(database: BenchDatabase, env: dict[str, str], show: bool, repe
             ("payment_request", "route", collecting.request),
             ("payment_pay", "route", collecting.pay),
             ("collection", "route", collecting.collect),
+            ("voucher_start", "route", redeeming.start),
+            ("voucher_code", "route", redeeming.sent_code),
+            ("voucher_verify", "route", redeeming.verify),
         ]
         if "lane" in clients:
             lane = clients["lane"]
