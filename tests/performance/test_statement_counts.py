@@ -37,6 +37,7 @@ from tests.conftest import Tenant
 from tests.factories import user_payload
 from tests.mor.card_steps import mor_card
 from tests.payments import steps as payments
+from tests.vouchers import steps as vouchers
 
 T = TypeVar("T")
 
@@ -105,14 +106,14 @@ FX_TRADE_BUDGET = (36, 4, 0)
 # line, the company's balance ensured, credited and its line, the collection written once in
 # its final state); the transaction locked, the reservation posted from what the request
 # holds, the transaction settled, its event (the company not read again), the key's answer
-# stored; the answer is what the request holds. 26 on PostgreSQL (42 and 3 flushes before).
+# stored; the answer is what the request holds. 26 on PostgreSQL (40 and 3 flushes before).
 COLLECTION_BUDGET = (30, 5, 0)
 # A payment request (counted since 2026-11-29): the key's claim; the user, their banking
 # account and default budget, and its balance in the currency (the budget holds it),
 # committed before the provider is called; the sandbox (its fault check on SQLite, its
 # request by key, the budget's balance, the request written); the request written and
 # returned, its event (the company read for its endpoint), the key's answer stored (10 on
-# PostgreSQL; 12 before: the user read twice, the request flushed).
+# PostgreSQL; 12 and 2 flushes before: the user read twice, the requests flushed).
 PAYMENT_REQUEST_BUDGET = (12, 4, 0)
 # Its payer paying it in the sandbox: the request read; the sandbox (its fault check on SQLite,
 # its request, the budget credited with its statement line, the request paid (the flush left: the
@@ -120,8 +121,8 @@ PAYMENT_REQUEST_BUDGET = (12, 4, 0)
 # through the inbound path (its log row, the company, the request locked, the budget's and
 # settlement accounts in one read, the posting on them, the transaction written with the posting's
 # id, the request's changes saved, its event, the delivery's bookkeeping); the request read afresh
-# for the answer (19 on PostgreSQL; 22 before: the accounts read one by one and again by the
-# posting, the transaction's posting id written after it, the request flushed).
+# for the answer (19 on PostgreSQL; 22 and 2 flushes before: the accounts read one by one and
+# again by the posting, the transaction's posting id written after it, the request flushed).
 PAYMENT_PAY_BUDGET = (22, 6, 1)
 # Money arriving in a budget (the sandbox's incoming credit, counted since 2026-11-29): the
 # sandbox's credit and the provider's callback through the inbound path, where the budget is
@@ -129,6 +130,15 @@ PAYMENT_PAY_BUDGET = (22, 6, 1)
 # posting's id saved on the transaction without a flush (23 on PostgreSQL; 25 and a flush
 # before: the two accounts read one by one, and again by the posting).
 INCOMING_CREDIT_BUDGET = (26, 7, 0)
+# A voucher redemption's verification (counted since 2026-11-29): the key's claim; the
+# redemption locked, its voucher, the settings in effect (the platform's, the company's with
+# it); the redemption moved to PROCESSING, the user's and the voucher's counters (the use and
+# whether it spends the voucher: one UPDATE); the card top-up of kind VOUCHER (no fee, so no
+# fee schedule read) from the voucher funding account, checkpointed; the sandbox's credit;
+# the funding completed and posted; the redemption completed and read once, its event; the
+# funding alert (the settings already read: not again; the group's need, the funding
+# account and its balance); the key's answer stored (32 on PostgreSQL; 37 before).
+VOUCHER_VERIFY_BUDGET = (36, 4, 0)
 # A payout's check: the account, the budget, the payee and its funding balance; the provider's
 # price (the sandbox's fault check on SQLite, its budget); the balance's account with its
 # totals in one statement.
@@ -408,6 +418,27 @@ async def test_an_incoming_credit_stays_within_its_statement_and_commit_budget(
     user, budget = await funded_user(api, "100.00", "EUR")
     await tally.count(lambda: credit(api, user["Id"], budget["BudgetId"], "25.00"))
     assert tally.within(INCOMING_CREDIT_BUDGET), str(tally)
+
+
+async def _redemption_to_verify(api: httpx.AsyncClient, card: dict[str, Any]) -> tuple[str, str]:
+    """A started redemption of a new 5 USD voucher onto `card`, and its one-time code."""
+    issued = await vouchers.voucher(api, Value=5)
+    started = await vouchers.started(api, issued["PlaintextCode"], card)
+    return started["Id"], await vouchers.sent_code(api, started["Id"])
+
+
+async def test_a_voucher_verification_stays_within_its_statement_and_commit_budget(
+    api: httpx.AsyncClient, tally: Tally
+) -> None:
+    card = await active_card(api, master=0)
+    await vouchers.fund_vouchers(api)
+    first = await vouchers.verify(api, *await _redemption_to_verify(api, card))
+    assert first.status_code == 200, first.text  # the company's first redemption
+    redemption, code = await _redemption_to_verify(api, card)
+    response = await tally.count(lambda: vouchers.verify(api, redemption, code))
+    assert response.status_code == 200, response.text
+    assert response.json()["Status"] == "COMPLETED"
+    assert tally.within(VOUCHER_VERIFY_BUDGET), str(tally)
 
 
 async def test_a_payout_check_stays_within_its_statement_and_commit_budget(

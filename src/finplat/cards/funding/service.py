@@ -356,9 +356,9 @@ async def _reserve_topup(
     source: CompanyAccount = CompanyAccount.MASTER,
     short: type[ApiError] = MasterAccountShort,
 ) -> tuple[CardFunding, ledger.Reservation]:
-    schedule = await schedule_for(session, company_id=card.company_id, tier_id=card.tier_id)
     fee = 0
-    if kind not in FEE_FREE:
+    if kind not in FEE_FREE:  # a fee-free kind needs no schedule
+        schedule = await schedule_for(session, company_id=card.company_id, tier_id=card.tier_id)
         fee = await discounted_topup_fee(
             session,
             company_id=card.company_id,

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Select, and_, or_, select, update
+from sqlalchemy import Select, and_, case, or_, select, update
 from sqlalchemy.engine import CursorResult
 
 from finplat.db.dialect import for_update, insert_ignoring_conflicts
@@ -29,19 +29,33 @@ def _changed(result: Any) -> bool:
     return result.rowcount == 1
 
 
-def _spent() -> Any:
-    """A voucher none of whose limits lets one more full-value use through."""
+def _spent(
+    uses: Any = Voucher.successful_uses, redeemed: Any = Voucher.redeemed_value_minor
+) -> Any:
+    """A voucher none of whose limits lets one more full-value use through, after `uses`
+    uses that redeemed `redeemed` (by default: as the row stands)."""
     return or_(
-        and_(
-            Voucher.maximum_total_uses.is_not(None),
-            Voucher.successful_uses >= Voucher.maximum_total_uses,
-        ),
+        and_(Voucher.maximum_total_uses.is_not(None), uses >= Voucher.maximum_total_uses),
         and_(
             Voucher.maximum_aggregate_value_minor.is_not(None),
-            Voucher.redeemed_value_minor + Voucher.value_minor
-            > Voucher.maximum_aggregate_value_minor,
+            redeemed + Voucher.value_minor > Voucher.maximum_aggregate_value_minor,
         ),
     )
+
+
+def _exhausted_after(uses: Any, redeemed: Any) -> Any:
+    """The voucher's status once a use brought it to `uses` uses that redeemed `redeemed`, in
+    the UPDATE that sets them (whose expressions see the row as it was): `EXHAUSTED` when
+    the use spent an active voucher."""
+    spent = and_(Voucher.status == VoucherStatus.ACTIVE.value, _spent(uses, redeemed))
+    return case((spent, VoucherStatus.EXHAUSTED.value), else_=Voucher.status)
+
+
+def _active_after(uses: Any, redeemed: Any) -> Any:
+    """Likewise once a use given back left `uses` and `redeemed`: `ACTIVE` again when an
+    exhausted voucher is no longer spent."""
+    freed = and_(Voucher.status == VoucherStatus.EXHAUSTED.value, ~_spent(uses, redeemed))
+    return case((freed, VoucherStatus.ACTIVE.value), else_=Voucher.status)
 
 
 class RedemptionRepository(CompanyRepository[VoucherRedemption]):
@@ -227,20 +241,17 @@ class VoucherCounters:
             .values(reserved=VoucherUserUses.reserved - 1, uses=VoucherUserUses.uses + 1)
             .execution_options(synchronize_session=False)
         )
+        uses = Voucher.successful_uses + 1
+        redeemed = Voucher.redeemed_value_minor + value_minor
         await self.session.execute(
             self._voucher(voucher_id)
             .values(
                 reserved_uses=Voucher.reserved_uses - 1,
                 reserved_value_minor=Voucher.reserved_value_minor - value_minor,
-                successful_uses=Voucher.successful_uses + 1,
-                redeemed_value_minor=Voucher.redeemed_value_minor + value_minor,
+                successful_uses=uses,
+                redeemed_value_minor=redeemed,
+                status=_exhausted_after(uses, redeemed),
             )
-            .execution_options(synchronize_session=False)
-        )
-        await self.session.execute(
-            self._voucher(voucher_id)
-            .where(Voucher.status == VoucherStatus.ACTIVE.value, _spent())
-            .values(status=VoucherStatus.EXHAUSTED.value)
             .execution_options(synchronize_session=False)
         )
 
@@ -251,18 +262,15 @@ class VoucherCounters:
             .values(uses=VoucherUserUses.uses - 1)
             .execution_options(synchronize_session=False)
         )
+        uses = Voucher.successful_uses - 1
+        redeemed = Voucher.redeemed_value_minor - value_minor
         await self.session.execute(
             self._voucher(voucher_id)
             .values(
-                successful_uses=Voucher.successful_uses - 1,
-                redeemed_value_minor=Voucher.redeemed_value_minor - value_minor,
+                successful_uses=uses,
+                redeemed_value_minor=redeemed,
+                status=_active_after(uses, redeemed),
             )
-            .execution_options(synchronize_session=False)
-        )
-        await self.session.execute(
-            self._voucher(voucher_id)
-            .where(Voucher.status == VoucherStatus.EXHAUSTED.value, ~_spent())
-            .values(status=VoucherStatus.ACTIVE.value)
             .execution_options(synchronize_session=False)
         )
 

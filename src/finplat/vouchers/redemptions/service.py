@@ -390,20 +390,21 @@ async def _completed(
 ) -> Redemption:
     repository = RedemptionRepository(session, company_id)
     now = utcnow()
-    if await repository.move(
+    moved = await repository.move(
         redemption_id,
         from_=[RedemptionStatus.PROCESSING],
         to=RedemptionStatus.COMPLETED,
         funding_id=funding_id,
         completed_at=now,
         updated_at=now,
-    ):
-        row = await _reread(session, company_id, redemption_id)
+    )
+    row = await _reread(session, company_id, redemption_id)
+    if moved:
         await _record(session, row, voucher, "voucher.redemption.completed")
         await funding_alerts.after_redemption(
             session, company_id=company_id, voucher=voucher, amount_minor=row.amount_minor
         )
-    return Redemption(await _reread(session, company_id, redemption_id), voucher)
+    return Redemption(row, voucher)
 
 
 async def approve(

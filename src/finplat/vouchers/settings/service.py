@@ -39,6 +39,7 @@ class ShutdownMode(StrEnum):
 
 
 _SEVERITY = {ShutdownMode.NONE: 0, ShutdownMode.STOP_NEW: 1, ShutdownMode.STOP_ALL: 2}
+_IN_EFFECT = "finplat.vouchers.settings"  # session.info: EffectiveSettings by (sandbox, company)
 
 
 @dataclass(frozen=True)
@@ -138,7 +139,19 @@ async def for_company(
     session: AsyncSession, *, sandbox: bool, company_id: int | None
 ) -> EffectiveSettings:
     """The settings in effect for `company_id`; with None, for a company that has set
-    nothing of its own (the platform's view)."""
+    nothing of its own (the platform's view). Read once per session (a redemption's checks
+    and its funding alert ask twice) until the session changes them."""
+    kept: dict[tuple[bool, int | None], EffectiveSettings] = session.info.setdefault(_IN_EFFECT, {})
+    if (sandbox, company_id) not in kept:
+        kept[(sandbox, company_id)] = await _for_company(
+            session, sandbox=sandbox, company_id=company_id
+        )
+    return kept[(sandbox, company_id)]
+
+
+async def _for_company(
+    session: AsyncSession, *, sandbox: bool, company_id: int | None
+) -> EffectiveSettings:
     platform = await repository.global_row(session)
     if company_id is None:
         return _effective(
@@ -155,7 +168,12 @@ async def for_company(
 
 
 async def values_for(session: AsyncSession, *, company_id: int) -> SettingValues:
-    """The settings in effect for the company, without its switches."""
+    """The settings in effect for the company, without its switches (which alone depend on
+    the sandbox: any reading of the session's will do)."""
+    kept: dict[tuple[bool, int | None], EffectiveSettings] = session.info.get(_IN_EFFECT, {})
+    for sandbox in (True, False):
+        if (sandbox, company_id) in kept:
+            return kept[(sandbox, company_id)].values
     return (await for_company(session, sandbox=False, company_id=company_id)).values
 
 
@@ -184,6 +202,7 @@ async def change_global(
     back to its default."""
     assert set(changes) <= SETTABLE
     row = await repository.locked_global_row(session)
+    session.info.pop(_IN_EFFECT, None)
     _apply(row, changes)
     await session.flush()
     return await for_company(session, sandbox=sandbox, company_id=None)
@@ -196,6 +215,7 @@ async def change_company(
     `voucher.settings.updated` with what is in effect after."""
     assert set(changes) <= SETTABLE | OPERATOR_ONLY_COMPANY_FIELDS
     row = await CompanySettingsRepository(session, company_id).locked_own()
+    session.info.pop(_IN_EFFECT, None)
     _apply(row, changes)
     await session.flush()
     effective = await for_company(session, sandbox=sandbox, company_id=company_id)
