@@ -133,3 +133,29 @@ async def test_parallel_loads_with_their_own_keys_never_overdraw_the_balance() -
         assert Decimal(str(balance["Available"])) == 10
         async with env.app.state.session_factory() as session:
             assert (await verify(session)).ok
+
+
+async def test_parallel_confirmations_of_a_companys_loads_each_complete_their_own() -> None:
+    async with isolated("cryptocard", database_pool_size=30, sandbox_latency_ms=20) as env:
+        user, card = await crypto_card_user(env.client, "100")
+        await set_fees(env.client, card)
+        loads = []
+        for n in range(6):
+            response = await card_load(env.client, user["Id"], card["Id"], "10", key=f"l-{n}")
+            assert response.status_code == 201, response.text
+            loads.append(response.json()["LoadId"])
+        confirmed = await asyncio.gather(
+            *(
+                env.client.post(
+                    f"/api/v2/sandbox/crypto/card-loads/{load_id}/confirm",
+                    params={"userId": user["Id"]},
+                    json={"Outcome": "CONFIRMED"},
+                )
+                for load_id in loads
+            )
+        )
+        assert [r.status_code for r in confirmed] == [200] * 6, [r.text for r in confirmed]
+        assert {r.json()["Status"] for r in confirmed} == {"COMPLETED"}
+        assert await card_balance(env.client, card) == Decimal(60)
+        async with env.app.state.session_factory() as session:
+            assert (await verify(session)).ok

@@ -23,6 +23,7 @@ from __future__ import annotations
 import secrets
 
 import structlog
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from finplat.cards import lookup
@@ -354,6 +355,22 @@ async def credit_due(
     return settled
 
 
+async def credit_load(
+    factory: async_sessionmaker[AsyncSession],
+    providers: Providers,
+    *,
+    company_id: int,
+    load_id: str,
+) -> bool:
+    """Credit the card of one confirmed load, once (as `credit_due` does for each); False
+    when it was not confirmed, or another round credits it."""
+    try:
+        return await _credit_one(factory, providers, company_id, load_id)
+    except ApiError as exc:
+        log.warning("crypto_card_load_credit_deferred", load_id=load_id, code=exc.code)
+        return False
+
+
 async def _credit_one(
     factory: async_sessionmaker[AsyncSession],
     providers: Providers,
@@ -371,6 +388,13 @@ async def _credit_one(
         async with unit_of_work(factory) as session:
             bind_company(session, company_id)
             funding_id = await _topup(session, providers, company_id, load_id, card_id, usd)
+    except IntegrityError:
+        # A parallel round (the maintenance job, a confirmation) reserved this load's top-up
+        # first: its key is unique, so nothing moved twice; that round settles the load.
+        if not await _topup_reserved(factory, company_id, load_id):
+            raise
+        log.info("crypto_card_load_credited_elsewhere", load_id=load_id)
+        return False
     except ApiError as exc:
         if exc.status >= 500:
             raise  # the top-up's outcome is unknown: resumed by the next round
@@ -393,6 +417,21 @@ async def _credit_one(
     return True
 
 
+async def _topup_reserved(
+    factory: async_sessionmaker[AsyncSession], company_id: int, load_id: str
+) -> bool:
+    """Whether the load's card top-up exists (reserved by whichever round came first)."""
+    async with unit_of_work(factory) as session:
+        bind_company(session, company_id)
+        key = _topup_claim(company_id, load_id).derived_key(funding.LOAD_STEP)
+        return await funding.funding_by_key(session, company_id, key) is not None
+
+
+def _topup_claim(company_id: int, load_id: str) -> Claim:
+    """The claim a load's card top-up runs under: one key per load, whoever credits it."""
+    return Claim(company_id=company_id, key=f"crypto-card-load:{load_id}", token="")
+
+
 async def _topup(
     session: AsyncSession,
     providers: Providers,
@@ -403,7 +442,7 @@ async def _topup(
 ) -> int | None:
     """The card's top-up for the load, once: run again it resumes or answers the first (None
     when that one failed)."""
-    claim = Claim(company_id=company_id, key=f"crypto-card-load:{load_id}", token="")
+    claim = _topup_claim(company_id, load_id)
     earlier: CardFunding | None = await funding.funding_by_key(
         session, company_id, claim.derived_key(funding.LOAD_STEP)
     )

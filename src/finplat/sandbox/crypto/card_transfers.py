@@ -199,7 +199,7 @@ async def settle_load(
         completed=confirmed,
     )
     if confirmed:
-        await cardloads.credit_due(factory, providers, company_id=company_id)
+        await cardloads.credit_load(factory, providers, company_id=company_id, load_id=load_id)
     return await cardloads.load_of(
         session, providers, company_id=company_id, user_id=user_id, load_id=load_id
     )
