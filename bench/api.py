@@ -66,6 +66,7 @@ from partner_setup import (
     credit_budget,
     default_budget,
     fund_master,
+    funded_payin_address,
     open_bank_account,
     open_budget,
     tier_id,
@@ -85,6 +86,7 @@ FUNDING_USD = 100_000_000  # the master account's, far more than a run moves
 CARD_FUNDING_USD = 100_000  # each card's, far more than a run unloads and spends
 BUDGET_FUNDING_EUR = 1_000_000  # each funded budget's, far more than a run pays out
 VOUCHER_FUNDING_USD = 10_000_000  # the company's voucher funding, far more than a run redeems
+CRYPTO_FUNDING_USDC = 9_000  # each crypto balance's, far more than a run loads (no EDD)
 MANDATE_ALLOWANCE_EUR = 100_000  # each mandate's per month, far more than a run collects
 RECONCILE_INTERVAL_SECONDS = 86_400  # background work outside the request path: not in a window
 
@@ -105,6 +107,7 @@ async def customer(
     await credit_budget(api, user_id, budget_id, BUDGET_FUNDING_EUR)
     payee_id = await verified_payee(api, user_id)
     mandate_id = await active_mandate(api, user_id, MANDATE_ALLOWANCE_EUR)
+    address = await funded_payin_address(api, user_id, CRYPTO_FUNDING_USDC)
     return Customer(
         api_key,
         user_id,
@@ -116,6 +119,7 @@ async def customer(
         payee_id,
         company_id,
         mandate_id=mandate_id,
+        payin_address=address,
     )
 
 

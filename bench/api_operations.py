@@ -43,6 +43,8 @@ class Customer:
     mandate_id: str = ""
     # A voucher of the customer's own, without limits (each redemption credits its card).
     voucher_code: str = ""
+    # The customer's USDC pay-in address on Ethereum; their crypto balance is funded.
+    payin_address: str = ""
 
 
 def _cents(client: Client, low: int, high: int) -> float:
@@ -343,6 +345,57 @@ async def voucher_redemption(conn: Connection, c: Customer, client: Client) -> F
     return failure
 
 
+async def crypto_deposit(conn: Connection, c: Customer, client: Client) -> Failure | None:
+    """1.00 to 99.99 USDC reaching the customer's pay-in address with its chain's finality
+    (sandbox): the deposit is credited to their crypto balance at once."""
+    body = {
+        "Address": c.payin_address,
+        "Currency": "USDC",
+        "ChainId": 1,
+        "Amount": str(_cents(client, 1, 100)),
+        "Confirmations": 500,
+    }
+    failure, answer = await expect(
+        conn, 201, "POST", "/api/v2/sandbox/crypto/deposits", api_key=c.api_key, body=body
+    )
+    if failure is None and json.loads(answer)["Status"] != "CREDITED":
+        return Failure("not credited", 201, answer[:300].decode(errors="replace"))
+    return failure
+
+
+async def crypto_card_load(conn: Connection, c: Customer, client: Client) -> Failure | None:
+    """5.00 to 24.99 USDC (a load takes at least 5) of the customer's crypto balance loaded
+    onto their card: the load, then the chain's confirmation (sandbox), which credits the
+    card."""
+    user = f"?userId={c.user_id}"
+    body = {"CardId": c.card_id, "Amount": _cents(client, 5, 25), "crypto_currency": "USDC"}
+    failure, answer = await expect(
+        conn,
+        201,
+        "POST",
+        f"/api/v2/card-loads/crypto{user}",
+        api_key=c.api_key,
+        body={**body, "chain_id": 1},
+        idempotency_key=client.next_key(),
+        step="load",
+    )
+    if failure is not None:
+        return failure
+    load = json.loads(answer)["LoadId"]
+    failure, answer = await expect(
+        conn,
+        200,
+        "POST",
+        f"/api/v2/sandbox/crypto/card-loads/{load}/confirm{user}",
+        api_key=c.api_key,
+        body={"Outcome": "CONFIRMED"},
+        step="confirm",
+    )
+    if failure is None and json.loads(answer)["Status"] != "COMPLETED":
+        return Failure("not completed", 200, answer[:300].decode(errors="replace"))
+    return failure
+
+
 async def card_authorization(conn: Connection, c: Customer, client: Client) -> Failure | None:
     """A purchase of 1.00 to 4.99 USD with the card (sandbox): the real-time decision holds
     it, which must be an approval."""
@@ -406,6 +459,8 @@ OPERATIONS: dict[str, Operation] = {
     "payment_request": payment_request,
     "collection": collection,
     "voucher_redemption": voucher_redemption,
+    "crypto_deposit": crypto_deposit,
+    "crypto_card_load": crypto_card_load,
     "card_authorization": card_authorization,
     "card_decision": card_decision,
     "topup_lane_off": topup,
@@ -415,5 +470,6 @@ REQUESTS_PER_OPERATION = {
     "fx_trade": 2,
     "payment_request": 2,
     "voucher_redemption": 3,
+    "crypto_card_load": 2,
 }
 LANE_OFF = "topup_lane_off"

@@ -20,6 +20,7 @@ from run_database import FINPLAT, ROOT
 
 TIER = "Personal Premium"  # card-provider virtual cards and the banking provider
 SETUP_CONCURRENCY = 8
+VOUCHER_BATCH = 1000  # a company's vouchers issued per request (the settings' default)
 
 
 @dataclass
@@ -229,14 +230,36 @@ async def voucher_codes(api: httpx.AsyncClient, count: int, funding_usd: int) ->
     expect(await api.post("/api/v2/sandbox/company/funding", json=body, headers=headers), 200)
     groups = "/api/v2/admin/vouchers/groups"
     group = expect(await api.post(groups, json={"Name": "Bench vouchers"}), 200)
-    terms = {"Count": count, "Value": 1, "Currency": "USD"}
-    issued = expect(
+    codes: list[str] = []
+    while len(codes) < count:  # in batches the default MaximumBatchSize allows
+        terms = {"Count": min(VOUCHER_BATCH, count - len(codes)), "Value": 1, "Currency": "USD"}
+        path = f"{groups}/{group['Id']}/vouchers"
+        issued = expect(await api.post(path, json=terms, headers=idempotency_key("vouchers")), 201)
+        codes += [str(v["PlaintextCode"]) for v in issued["Vouchers"]]
+    return codes
+
+
+async def funded_payin_address(api: httpx.AsyncClient, user_id: int, usdc: int) -> str:
+    """The user's USDC pay-in address on Ethereum, and `usdc` deposited to it with its
+    chain's finality (sandbox): the address."""
+    answer = expect(
         await api.post(
-            f"{groups}/{group['Id']}/vouchers", json=terms, headers=idempotency_key("vouchers")
+            "/api/v2/crypto-virtual-accounts/payin-address",
+            params={"userId": user_id},
+            json={"crypto_currency": "USDC", "chain_id": 1},
         ),
-        201,
+        200,
     )
-    return [str(v["PlaintextCode"]) for v in issued["Vouchers"]]
+    address = str(answer["Address"])
+    body = {
+        "Address": address,
+        "Currency": "USDC",
+        "ChainId": 1,
+        "Amount": str(usdc),
+        "Confirmations": 500,
+    }
+    expect(await api.post("/api/v2/sandbox/crypto/deposits", json=body), 201)
+    return address
 
 
 async def set_up_company(
