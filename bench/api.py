@@ -10,9 +10,10 @@ Usage: bench/api.py [--seconds S] [--clients C] [--ops a,b] [--sqlite] [--procs 
    process; rate limit lifted, logs at WARNING, the five-minute reconciliation moved out of
    the run).
 2. Sets up through the public API and the sandbox, untimed: a company (`finplat company
-   create`) with its master account funded, and U users (default 2 x C), each KYC-approved
-   with an active virtual card topped up, an open bank account whose default budget is funded,
-   a second budget, and a verified payee.
+   create`) with its master and voucher funding accounts funded, and U users (default 2 x C),
+   each KYC-approved with an active virtual card topped up, an open bank account whose default
+   budget is funded, a second budget, a verified payee, an active mandate on the budget, a
+   voucher of their own and a funded USDC pay-in address.
 3. Runs each operation alone (`api_operations`; in that order, whatever the order of `--ops`)
    for S seconds after a warm-up, from C keep-alive HTTP/1.1 connections spread over P load
    processes (`load`), each connection on its own users. `topup_lane_off` runs last, on a
