@@ -199,6 +199,14 @@ async def test_an_unknown_user_is_404(api: httpx.AsyncClient) -> None:
     assert response.json()["Code"] == "USER_NOT_FOUND"
 
 
+async def test_an_unknown_user_with_an_expiry_out_of_range_is_400_the_body_first(
+    api: httpx.AsyncClient,
+) -> None:
+    response = await create_request(api, 999_999, ExpiresAt="2026-12-30T10:00:00")
+    assert response.status_code == 400, response.text
+    assert "ExpiresAt" in response.json()["ValidationErrors"]
+
+
 async def test_the_same_idempotency_key_creates_one_request(api: httpx.AsyncClient) -> None:
     user, _ = await receiver(api)
     headers = {"Idempotency-Key": "req-1"}
