@@ -336,9 +336,9 @@ async def _submit(
     except ProviderUnavailable:
         # Timeout or outage: the provider may have collected. Keep money and allowance
         # reserved; the provider's callback or reconciliation decides.
-        tx = await _mark_uncertain(session, company_id, tx_id)
+        await _mark_uncertain(session, company_id, tx_id)
     except ProviderRejected as refusal:
-        _, tx = await _settle(
+        await settle(
             session,
             company_id=company_id,
             tx_id=tx_id,
@@ -348,7 +348,7 @@ async def _submit(
             collection=collection,
         )
     else:
-        _, tx = await _settle(
+        await settle(
             session,
             company_id=company_id,
             tx_id=tx_id,
@@ -358,7 +358,8 @@ async def _submit(
             collection=collection,
             reservation=reservation,
         )
-    return Collected(collection, tx)
+    # The transaction's lock read refreshed the request's own object: it is current.
+    return collected
 
 
 async def _replay(
@@ -429,37 +430,17 @@ async def settle(
     status: ProviderCollectionStatus,
     reason: str | None,
     provider_collection_id: str | None,
-) -> bool:
-    """Apply the provider's state; True when the collection became final now. The one place
-    that posts or voids a collection's reservation (a final one is never changed again)."""
-    final, _ = await _settle(
-        session,
-        company_id=company_id,
-        tx_id=tx_id,
-        status=status,
-        reason=reason,
-        provider_collection_id=provider_collection_id,
-    )
-    return final
-
-
-async def _settle(
-    session: AsyncSession,
-    *,
-    company_id: int,
-    tx_id: int,
-    status: ProviderCollectionStatus,
-    reason: str | None,
-    provider_collection_id: str | None,
     collection: PaymentCollection | None = None,
     reservation: ledger.Reservation | None = None,
-) -> tuple[bool, Transaction]:
-    """`settle`, answering the transaction as it left it too. `collection` and
-    `reservation`: the collection and its pending transfer as this request made them, to
-    save reading them again."""
+) -> bool:
+    """Apply the provider's state; True when the collection became final now. The one place
+    that posts or voids a collection's reservation (a final one is never changed again).
+    `collection` and `reservation`: the collection and its pending transfer as this request
+    made them, to save reading them again. The transaction is locked and read afresh into
+    the session's object."""
     tx = await _locked(session, company_id, tx_id)
     if TransactionStatus(tx.status) in FINAL_STATUSES:
-        return False, tx
+        return False
     now = utcnow()
     if provider_collection_id is not None and tx.provider_reference is None:
         tx.provider_reference = provider_collection_id
@@ -480,21 +461,20 @@ async def _settle(
         )
         await transactions.settle(session, tx, status=TransactionStatus.COMPLETED)
         await _event(session, collection, tx, "collection.completed")
-        return True, tx
+        return True
     if status is ProviderCollectionStatus.FAILED:
         await _void_and_fail(session, collection, tx, reason or "PROVIDER_FAILED")
-        return True, tx
+        return True
     await session.flush()
-    return False, tx
+    return False
 
 
-async def _mark_uncertain(session: AsyncSession, company_id: int, tx_id: int) -> Transaction:
+async def _mark_uncertain(session: AsyncSession, company_id: int, tx_id: int) -> None:
     tx = await _locked(session, company_id, tx_id)
     if TransactionStatus(tx.status) not in FINAL_STATUSES and tx.provider_reference is None:
         tx.status_reason = OUTCOME_UNCERTAIN
         tx.updated_at = utcnow()
         await session.flush()
-    return tx
 
 
 async def never_received(session: AsyncSession, *, company_id: int, tx: Transaction) -> None:
