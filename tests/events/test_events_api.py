@@ -10,6 +10,8 @@ import pytest
 from sqlalchemy import update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from finplat.companies import service as companies
+from finplat.events import service as events
 from finplat.events.models import WebhookDelivery
 from finplat.events.repository import DeliveryRepository
 from finplat.kit.clock import utcnow
@@ -254,3 +256,28 @@ async def test_events_without_an_endpoint_have_no_delivery(tenant: Tenant) -> No
     )
     event = (await tenant.client.get("/api/v2/events")).json()["Items"][0]
     assert (await tenant.client.get(f"/api/v2/events/{event['Id']}")).json()["Deliveries"] == []
+
+
+async def test_an_endpoint_set_in_the_session_receives_the_sessions_later_events(
+    tenant: Tenant, session_factory: async_sessionmaker[AsyncSession]
+) -> None:
+    """The session keeps what it read of the endpoint; changing it there drops that."""
+    async with session_factory() as session:
+        before = await events.record(
+            session, company_id=tenant.company_id, type_="test.before", domain="test", data={}
+        )
+        await companies.update_configuration(
+            session,
+            company_id=tenant.company_id,
+            webhook_url="http://localhost:9/hooks",
+            change_url=True,
+            rotate_secret=False,
+            allow_loopback=True,
+        )
+        after = await events.record(
+            session, company_id=tenant.company_id, type_="test.after", domain="test", data={}
+        )
+        company_id = tenant.company_id
+        assert await events.deliveries_of(session, company_id=company_id, event_id=before) == []
+        assert len(await events.deliveries_of(session, company_id=company_id, event_id=after)) == 1
+        await session.rollback()

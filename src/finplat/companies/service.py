@@ -12,6 +12,7 @@ from finplat.auth.models import ApiKey
 from finplat.companies import repository
 from finplat.companies.models import Company
 from finplat.errors import NotFound, ValidationFailed
+from finplat.events import service as events
 from finplat.events.destinations import check_webhook_url
 from finplat.sealing.engines import keyring_of
 from finplat.tiers import service as tiers
@@ -167,6 +168,7 @@ async def update_configuration(
         new_secret = new_webhook_secret()
         company.webhook_secret = new_secret
     await session.flush()
+    events.forget_endpoint(session, company_id)
     return company, new_secret
 
 

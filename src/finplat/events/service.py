@@ -113,6 +113,13 @@ async def _endpoint_of(session: AsyncSession, company_id: int) -> _Endpoint | No
     return kept[company_id]
 
 
+def forget_endpoint(session: AsyncSession, company_id: int) -> None:
+    """Drop what the session keeps of the company's endpoint (`_endpoint_of`): call after
+    changing its webhook URL or its disabling, so a later event in the session sees it."""
+    kept: dict[int, _Endpoint | None] = session.info.get(_ENDPOINTS, {})
+    kept.pop(company_id, None)
+
+
 async def get_event(session: AsyncSession, *, company_id: int, event_id: str) -> Event:
     event = await EventRepository(session, company_id).get_by_id(event_id)
     if event is None:
