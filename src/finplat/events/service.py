@@ -104,12 +104,10 @@ async def _endpoint_of(session: AsyncSession, company_id: int) -> _Endpoint | No
     kept: dict[int, _Endpoint | None] = session.info.setdefault(_ENDPOINTS, {})
     if company_id not in kept:
         company = await companies.get(session, company_id)
-        has_endpoint = company is not None and bool(company.webhook_url)
-        kept[company_id] = (
-            _Endpoint(company.webhook_disabled_at is not None)
-            if company is not None and has_endpoint
-            else None
-        )
+        endpoint = None
+        if company is not None and company.webhook_url:
+            endpoint = _Endpoint(company.webhook_disabled_at is not None)
+        kept[company_id] = endpoint
     return kept[company_id]
 
 
