@@ -20,6 +20,7 @@ from sqlalchemy import (
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm.exc import StaleDataError
 
+from finplat.db import driver_statements
 from finplat.db.base import CompanyOwned
 from finplat.db.dialect import create_unless_taken, for_update
 
@@ -98,8 +99,10 @@ class CompanyRepository(Generic[ModelT]):
         params = {f"v_{key}": value for key, value in values.items()}
         params[COMPANY_PARAM], params["r_object_id"] = self.company_id, state.identity[0]
         connection = await self.session.connection()
-        written = await connection.execute(_update(table, frozenset(values)), params)
-        if written.rowcount != 1:
+        written = await driver_statements.execute(
+            connection, _update(table, frozenset(values)), params
+        )
+        if written != 1:
             raise StaleDataError(f"{table.name} {state.identity[0]} is not the company's row")
         # Everything changed is now written: the object is as clean as a flush leaves it.
         state._commit_all(state.dict, self.session.sync_session.identity_map)

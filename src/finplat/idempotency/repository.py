@@ -8,6 +8,7 @@ from typing import Any, cast
 from sqlalchemy import Table, bindparam, delete, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from finplat.db import driver_statements
 from finplat.db.dialect import for_update, inserts_ignoring_conflicts
 from finplat.idempotency.models import IdempotencyKey
 
@@ -42,9 +43,10 @@ async def insert(session: AsyncSession, **values: Any) -> int | None:
     values["request_method"] = values["request_method"][:8]
     values["request_path"] = values["request_path"][:512]
     connection = await session.connection()
-    inserted = await connection.execute(_INSERT[connection.dialect.name], values)
-    record_id: int | None = inserted.scalar_one_or_none()
-    return record_id
+    inserted = await driver_statements.returning(
+        connection, _INSERT[connection.dialect.name], values
+    )
+    return int(inserted[0][0]) if inserted else None
 
 
 async def update_owned(session: AsyncSession, *, record_id: int, token: str, **values: Any) -> bool:
@@ -56,10 +58,10 @@ async def update_owned(session: AsyncSession, *, record_id: int, token: str, **v
     secret of this request, so the company needs no second filter here.
     """
     connection = await session.connection()
-    result = await connection.execute(
-        _UPDATE_OWNED, {"owned_id": record_id, "owned_token": token, **values}
+    changed = await driver_statements.execute(
+        connection, _UPDATE_OWNED, {"owned_id": record_id, "owned_token": token, **values}
     )
-    return int(result.rowcount) == 1
+    return changed == 1
 
 
 # Built once: its SET clause is the columns the execution's values name (a checkpoint's, the

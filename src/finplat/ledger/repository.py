@@ -30,6 +30,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
+from finplat.db import driver_statements
 from finplat.db.dialect import create_unless_taken, for_update
 from finplat.ledger.core import Delta, Entry, Layer, TransferKind, TransferStatus
 from finplat.ledger.models import LedgerAccount, LedgerBalance, LedgerEntry, LedgerTransfer
@@ -350,8 +351,7 @@ async def apply_delta(
         params["l_lowest"] = -limit - delta.available
         statement = _ADD_DELTA_WITHIN_LIMIT
     connection = await _connection(session)
-    result = await connection.execute(statement, params)
-    return int(result.rowcount) == 1
+    return await driver_statements.execute(connection, statement, params) == 1
 
 
 async def add_deltas(session: AsyncSession, deltas: Sequence[tuple[int, int, Delta]]) -> None:
@@ -362,7 +362,7 @@ async def add_deltas(session: AsyncSession, deltas: Sequence[tuple[int, int, Del
     params = [_delta_params(account_id, shard, delta) for account_id, shard, delta in deltas]
     if params:
         connection = await _connection(session)
-        await connection.execute(_ADD_DELTA, params)
+        await driver_statements.execute_many(connection, _ADD_DELTA, params)
 
 
 def _delta_params(account_id: int, shard: int, delta: Delta) -> dict[str, Any]:
@@ -380,8 +380,10 @@ async def available_by_shard(session: AsyncSession, *, account_id: int) -> dict[
     """Each shard's available balance (posted - pending debits), read without a lock: a hint
     for choosing a shard, never a check (the conditional UPDATE is the check)."""
     connection = await _connection(session)
-    rows = await connection.execute(_AVAILABLE_BY_SHARD, {"b_account_id": account_id})
-    return {int(shard): int(held) for shard, held in rows.all()}
+    rows = await driver_statements.returning(
+        connection, _AVAILABLE_BY_SHARD, {"b_account_id": account_id}
+    )
+    return {int(shard): int(held) for shard, held in rows}
 
 
 async def lock_shards(session: AsyncSession, *, account_id: int) -> list[LedgerBalance]:
@@ -435,8 +437,8 @@ async def insert_transfer(
             e_amounts=[e.amount for e in entries],
             e_currencies=[currencies[e.account_id] for e in entries],
         )
-        found = await connection.execute(_INSERT_TRANSFER_WITH_ENTRIES, params)
-        return int(found.scalars().first())
+        found = await driver_statements.returning(connection, _INSERT_TRANSFER_WITH_ENTRIES, params)
+        return int(found[0][0])
     transfer_id = int((await connection.execute(_INSERT_TRANSFER, transfer)).scalar_one())
     if entries:
         await connection.execute(
@@ -503,19 +505,18 @@ async def transfer_status(
     # A Core select: an ORM select would hand back the copy already in the identity map,
     # which still says PENDING after another transaction resolved it.
     connection = await _connection(session)
-    result = await connection.execute(
-        _TRANSFER_STATUS, {"t_company_id": company_id, "t_id": transfer_id}
+    rows = await driver_statements.returning(
+        connection, _TRANSFER_STATUS, {"t_company_id": company_id, "t_id": transfer_id}
     )
-    row = result.one_or_none()
-    return None if row is None else (str(row[0]), str(row[1]))
+    return (str(rows[0][0]), str(rows[0][1])) if rows else None
 
 
 async def entries_of(session: AsyncSession, *, transfer_id: int) -> list[Entry]:
     connection = await _connection(session)
-    rows = await connection.execute(_ENTRIES_OF, {"t_id": transfer_id})
+    rows = await driver_statements.returning(connection, _ENTRIES_OF, {"t_id": transfer_id})
     return [
         Entry(int(account_id), int(shard), Layer(layer), int(amount))
-        for account_id, shard, layer, amount in rows.all()
+        for account_id, shard, layer, amount in rows
     ]
 
 
@@ -539,9 +540,10 @@ async def resolve_pending(
     if refuse_expired:
         params["t_now"] = now
     connection = await _connection(session)
-    result = await connection.execute(_RESOLVE_UNEXPIRED if refuse_expired else _RESOLVE, params)
-    code = result.scalar_one_or_none()
-    return None if code is None else str(code)
+    rows = await driver_statements.returning(
+        connection, _RESOLVE_UNEXPIRED if refuse_expired else _RESOLVE, params
+    )
+    return str(rows[0][0]) if rows else None
 
 
 async def expired_pending_ids(

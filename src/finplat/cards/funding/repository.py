@@ -10,6 +10,7 @@ from typing import Any, cast
 from sqlalchemy import String, Table, bindparam, func, or_, select, update
 
 from finplat.cards.funding.models import CardAutoTopup, CardFeeSchedule, CardFunding
+from finplat.db import driver_statements
 from finplat.db.dialect import insert_ignoring_conflicts
 from finplat.db.repository import CompanyRepository, lock_variants, of_company
 
@@ -72,8 +73,7 @@ class FundingRepository(CompanyRepository[CardFunding]):
             "f_movement_id": movement_id,
         }
         connection = await self.session.connection()
-        done = await connection.execute(_COMPLETE_IF_PENDING, params)
-        return int(done.rowcount) == 1
+        return await driver_statements.execute(connection, _COMPLETE_IF_PENDING, params) == 1
 
     async def take_provider_call(
         self, funding_id: int, *, pending: str, now: datetime, until: datetime

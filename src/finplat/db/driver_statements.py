@@ -1,0 +1,202 @@
+"""Prebuilt Core statements run on PostgreSQL's asyncpg connection itself, in the session's
+transaction.
+
+SQLAlchemy's execution of a Core statement (its execution context, parameter processing,
+cursor adaptation and result) costs nearly three times what asyncpg itself costs for the same
+round trip (165 against 60 µs of CPU, docs/performance-log.md), and the money paths' ledger
+statements run several times per request. Here each statement is compiled once for PostgreSQL
+(its text, the order of its `$n` parameters, their bind processors and defaults) and then run
+on the session's own driver connection: the same text, the same values, the same
+transaction. The transaction is begun first for anything but a plain read, as the
+connection's own cursors do (`finplat.db.postgres_reads`); an error of the database is raised
+as SQLAlchemy raises it (`IntegrityError`, `OperationalError`, ...), so callers and the error
+handlers see no difference; listeners of `before_cursor_execute` (the statement counts of the
+tests and `bench/statements.py`) see each statement. On any other database the statement runs
+through SQLAlchemy as before.
+
+For statements whose results are plain values (ids, counts, strings): no result processing
+is applied to what `returning` answers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, cast
+
+import asyncpg
+from sqlalchemy import exc as sa_exc
+from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.sql import ClauseElement
+from sqlalchemy.sql.compiler import SQLCompiler
+
+from finplat.db.postgres_reads import LazyBeginConnection, reads_only
+
+
+@dataclass(frozen=True)
+class _Compiled:
+    sql: str
+    names: tuple[str, ...]
+    defaults: dict[str, Any]
+    # Columns with a Python default or `onupdate` the values do not set: computed per row,
+    # as SQLAlchemy's execution context does.
+    computed: tuple[tuple[str, Callable[[], Any]], ...]
+    processors: dict[str, Callable[[Any], Any]]
+    reads_only: bool
+
+    def arguments(self, params: dict[str, Any]) -> list[Any]:
+        if self.computed:
+            params = {**params, **{name: compute() for name, compute in self.computed}}
+        values = []
+        for name in self.names:
+            value = params[name] if name in params else self.defaults[name]
+            process = self.processors.get(name)
+            values.append(value if process is None else process(value))
+        return values
+
+
+# By statement and the names of the values it runs with: an INSERT or UPDATE built without
+# `values()` takes its columns from them, as `Connection.execute` does.
+_COMPILED: dict[tuple[ClauseElement, frozenset[str]], _Compiled] = {}
+_KNOWN_LIMIT = 2048
+
+
+def _compiled(
+    connection: AsyncConnection, statement: ClauseElement, keys: frozenset[str]
+) -> _Compiled:
+    known = _COMPILED.get((statement, keys))
+    if known is None:
+        if len(_COMPILED) >= _KNOWN_LIMIT:  # statements are built once each; a bound keeps
+            _COMPILED.clear()  # one built per call by mistake from growing it
+        compiled = cast(
+            SQLCompiler,
+            statement.compile(dialect=connection.dialect, column_keys=sorted(keys)),
+        )
+        if "POSTCOMPILE" in compiled.string:  # an expanding IN: its text depends on the values
+            raise ValueError("a statement with an expanding parameter cannot be prebuilt")
+        known = _COMPILED[(statement, keys)] = _Compiled(
+            sql=compiled.string,
+            names=tuple(compiled.positiontup or ()),
+            defaults=dict(compiled.construct_params(_check=False)),
+            computed=tuple(
+                (column.key, _python_default(column, insert=column in compiled.insert_prefetch))
+                for column in (*compiled.insert_prefetch, *compiled.update_prefetch)
+            ),
+            processors=_processors(compiled),
+            reads_only=reads_only(compiled.string),
+        )
+    return known
+
+
+def _processors(compiled: SQLCompiler) -> dict[str, Callable[[Any], Any]]:
+    """Each parameter's bind processor (its type's conversion to the driver's value)."""
+    found: dict[str, Callable[[Any], Any]] = {}
+    for name, process in compiled._bind_processors.items():
+        if not callable(process):  # a tuple's, one per element: tuple IN is expanding
+            raise ValueError("a statement with a tuple parameter cannot be prebuilt")
+        found[name] = process
+    return found
+
+
+def _python_default(column: Any, *, insert: bool) -> Callable[[], Any]:
+    """A column's Python-side default (on insert) or `onupdate` (on update), as a function of
+    nothing: finplat's are constants and functions of no argument (`utcnow`)."""
+    default = column.default if insert else column.onupdate
+    if default is None or not (default.is_scalar or default.is_callable):
+        raise ValueError(f"{column}: only scalar and callable Python defaults can be computed")
+    if default.is_scalar:
+        value = default.arg
+        return lambda: value
+    arg = default.arg
+    return lambda: arg(None)
+
+
+async def _driver(
+    connection: AsyncConnection, compiled: _Compiled, args: Any, many: bool
+) -> tuple[asyncpg.Connection, LazyBeginConnection]:
+    """The session's driver connection, its transaction begun unless the statement only
+    reads; the statement shown to the connection's `before_cursor_execute` listeners."""
+    sync = connection.sync_connection
+    assert sync is not None
+    # The pooled connection the session holds, without `get_raw_connection`'s trip through a
+    # greenlet; an invalidated one is checked out again there.
+    raw = await connection.get_raw_connection() if sync.invalidated else sync.connection
+    adapted = cast(LazyBeginConnection, raw.dbapi_connection)
+    if not compiled.reads_only and adapted._transaction is None:
+        await adapted.begin_transaction()
+    if sync._has_events or sync.engine._has_events:
+        sync.dispatch.before_cursor_execute(sync, None, compiled.sql, args, None, many)
+    return cast(asyncpg.Connection, raw.driver_connection), adapted
+
+
+def _raised(
+    connection: AsyncConnection,
+    adapted: LazyBeginConnection,
+    compiled: _Compiled,
+    args: Any,
+    error: Exception,
+) -> Exception:
+    """The error as SQLAlchemy would have raised it: the driver adapter's translation
+    (`asyncpg`'s class to the DB-API's), wrapped as `sqlalchemy.exc`'s."""
+    try:
+        adapted._handle_exception(error)
+    except Exception as translated:  # the adapter always raises
+        dbapi_error = connection.dialect.loaded_dbapi.Error
+        return cast(
+            Exception,
+            sa_exc.DBAPIError.instance(compiled.sql, args, translated, dbapi_error),
+        )
+    return error  # pragma: no cover - `_handle_exception` never returns
+
+
+async def execute(
+    connection: AsyncConnection, statement: ClauseElement, params: dict[str, Any]
+) -> int:
+    """Run a statement built once; the number of rows it changed."""
+    if connection.dialect.name != "postgresql":
+        result = await connection.execute(statement, params)  # type: ignore[call-overload]
+        return int(result.rowcount)
+    compiled = _compiled(connection, statement, frozenset(params))
+    args = compiled.arguments(params)
+    pg, adapted = await _driver(connection, compiled, args, False)
+    try:
+        status = await pg.execute(compiled.sql, *args)
+    except asyncpg.PostgresError as error:
+        raise _raised(connection, adapted, compiled, args, error) from error
+    count = status.rpartition(" ")[2]
+    return int(count) if count.isdigit() else 0
+
+
+async def execute_many(
+    connection: AsyncConnection, statement: ClauseElement, params: Sequence[dict[str, Any]]
+) -> None:
+    """Run a statement built once for each set of values, in the order given."""
+    if not params:
+        return
+    if connection.dialect.name != "postgresql":
+        await connection.execute(statement, list(params))  # type: ignore[call-overload]
+        return
+    compiled = _compiled(connection, statement, frozenset(params[0]))
+    args = [compiled.arguments(one) for one in params]
+    pg, adapted = await _driver(connection, compiled, args, True)
+    try:
+        await pg.executemany(compiled.sql, args)
+    except asyncpg.PostgresError as error:
+        raise _raised(connection, adapted, compiled, args, error) from error
+
+
+async def returning(
+    connection: AsyncConnection, statement: ClauseElement, params: dict[str, Any]
+) -> Sequence[Sequence[Any]]:
+    """Run a statement built once; the rows it returns, as the database sent them."""
+    if connection.dialect.name != "postgresql":
+        result = await connection.execute(statement, params)  # type: ignore[call-overload]
+        return cast(Sequence[Sequence[Any]], result.all())
+    compiled = _compiled(connection, statement, frozenset(params))
+    args = compiled.arguments(params)
+    pg, adapted = await _driver(connection, compiled, args, False)
+    try:
+        rows: list[asyncpg.Record] = await pg.fetch(compiled.sql, *args)
+    except asyncpg.PostgresError as error:
+        raise _raised(connection, adapted, compiled, args, error) from error
+    return rows
