@@ -168,3 +168,19 @@ async def test_a_write_joins_the_sessions_transaction_and_its_rollback_undoes_it
             company = await session.get(Company, env.company_id)
             assert company is not None
             assert company.name == "Isolated"
+
+
+async def test_a_returned_row_is_read_by_name_through_its_columns_types(
+    session: AsyncSession,
+) -> None:
+    company_id = await new_company(session, "Typed Ltd")
+    connection = await session.connection()
+    renamed = RENAME.returning(COMPANIES.c.name, COMPANIES.c.updated_at, COMPANIES.c.webhook_secret)
+    rows = await driver_statements.returning(
+        connection, renamed, {"c_id": company_id, "c_name": "Typed Again Ltd", "c_at": AT}
+    )
+    assert len(rows) == 1
+    assert rows[0].name == rows[0][0] == "Typed Again Ltd"
+    assert rows[0].updated_at == AT
+    assert rows[0].updated_at.tzinfo is not None
+    assert rows[0].webhook_secret == "whsec_driver"  # unsealed by its type on the way out

@@ -14,12 +14,13 @@ handlers see no difference; listeners of `before_cursor_execute` (the statement 
 tests and `bench/statements.py`) see each statement. On any other database the statement runs
 through SQLAlchemy as before.
 
-For statements whose results are plain values (ids, counts, strings): no result processing
-is applied to what `returning` answers.
+What `returning` answers is what `Connection.execute` would: rows by position and by column
+name, each value through its type's result processing.
 """
 
 from __future__ import annotations
 
+from collections import namedtuple
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
@@ -43,6 +44,9 @@ class _Compiled:
     computed: tuple[tuple[str, Callable[[], Any]], ...]
     processors: dict[str, Callable[[Any], Any]]
     reads_only: bool
+    # A returned row as SQLAlchemy would hand it over: by position and by column name, each
+    # value through its type's result processing.
+    row: Callable[[asyncpg.Record], Any]
 
     def arguments(self, params: dict[str, Any]) -> list[Any]:
         if self.computed:
@@ -84,8 +88,20 @@ def _compiled(
             ),
             processors=_processors(compiled),
             reads_only=reads_only(compiled.string),
+            row=_row_of(compiled, connection),
         )
     return known
+
+
+def _row_of(compiled: SQLCompiler, connection: AsyncConnection) -> Callable[[asyncpg.Record], Any]:
+    columns = compiled._result_columns
+    shape = namedtuple("Row", [c.keyname for c in columns], rename=True)  # type: ignore[misc]
+    processors = [c.type._cached_result_processor(connection.dialect, None) for c in columns]
+    if not any(processors):
+        return lambda record: shape(*record)
+    return lambda record: shape(
+        *(value if p is None else p(value) for p, value in zip(processors, record, strict=True))
+    )
 
 
 def _processors(compiled: SQLCompiler) -> dict[str, Callable[[Any], Any]]:
@@ -187,11 +203,11 @@ async def execute_many(
 
 async def returning(
     connection: AsyncConnection, statement: ClauseElement, params: dict[str, Any]
-) -> Sequence[Sequence[Any]]:
-    """Run a statement built once; the rows it returns, as the database sent them."""
+) -> Sequence[Any]:
+    """Run a statement built once; the rows it returns (by position and by column name)."""
     if connection.dialect.name != "postgresql":
         result = await connection.execute(statement, params)  # type: ignore[call-overload]
-        return cast(Sequence[Sequence[Any]], result.all())
+        return cast(Sequence[Any], result.all())
     compiled = _compiled(connection, statement, frozenset(params))
     args = compiled.arguments(params)
     pg, adapted = await _driver(connection, compiled, args, False)
@@ -199,4 +215,4 @@ async def returning(
         rows: list[asyncpg.Record] = await pg.fetch(compiled.sql, *args)
     except asyncpg.PostgresError as error:
         raise _raised(connection, adapted, compiled, args, error) from error
-    return rows
+    return [compiled.row(record) for record in rows]

@@ -60,7 +60,9 @@ class CompanyRepository(Generic[ModelT]):
         """A row of this company written with an INSERT built once per model, not an object
         of the session: for rows the request does not read back (the ORM's flush of a new
         object costs nearly three times the statement, docs/performance.md)."""
-        await self.session.execute(_insert(self.model), {**values, "company_id": self.company_id})
+        connection = await self.session.connection()
+        values = {**values, "company_id": self.company_id}
+        await driver_statements.execute(connection, _insert(self.model), values)
 
     async def create(self, values: dict[str, Any]) -> ModelT:
         """A new row of this company, inserted by a statement built once per model and loaded

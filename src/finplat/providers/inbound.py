@@ -34,6 +34,7 @@ from sqlalchemy import Table, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from finplat.companies import repository as companies
+from finplat.db import driver_statements
 from finplat.db.dialect import inserts_ignoring_conflicts
 from finplat.db.tenancy import bind_company
 from finplat.db.unit_of_work import unit_of_work
@@ -212,9 +213,11 @@ async def receive(
             "processed_at": now,
             "duplicates": 0,
         }
-        dialect = session.get_bind().dialect.name
-        inserted = (await session.execute(_LOG[dialect], logged)).scalar_one_or_none()
-        if inserted is None:
+        connection = await session.connection()
+        inserted = await driver_statements.returning(
+            connection, _LOG[connection.dialect.name], logged
+        )
+        if not inserted:
             await session.execute(
                 update(ProviderCallback)
                 .where(
@@ -228,7 +231,7 @@ async def receive(
             await _apply(session, provider, parsed)
         if alongside is not None:
             await alongside(session)
-    return Receipt(parsed.event_id, duplicate=inserted is None)
+    return Receipt(parsed.event_id, duplicate=not inserted)
 
 
 # Every provider callback runs it: built once, its values bound at execution.

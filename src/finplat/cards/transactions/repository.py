@@ -13,6 +13,7 @@ from finplat.cards.funding.auto_topup import LOW_BALANCE
 from finplat.cards.funding.models import CardAutoTopup
 from finplat.cards.models import Card
 from finplat.cards.transactions.models import CardTransaction, CardTransactionEvent
+from finplat.db import driver_statements
 from finplat.db.repository import COMPANY_PARAM, CompanyRepository, locked, of_company
 from finplat.partner_hosted.models import PartnerHostedConfig
 
@@ -42,7 +43,9 @@ class CardTransactionRepository(CompanyRepository[CardTransaction]):
 
     async def add_event(self, values: dict[str, Any]) -> None:
         """A purchase's event recorded (its provider event id unique in the company)."""
-        await self.session.execute(_INSERT_EVENT, {**values, "company_id": self.company_id})
+        connection = await self.session.connection()
+        values = {**values, "company_id": self.company_id}
+        await driver_statements.execute(connection, _INSERT_EVENT, values)
 
     async def for_event(
         self, provider: str, authorization_id: str, provider_event_id: str

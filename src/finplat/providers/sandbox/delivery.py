@@ -17,6 +17,7 @@ import structlog
 from sqlalchemy import Row, Table, bindparam, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from finplat.db import driver_statements
 from finplat.db.dialect import for_update
 from finplat.db.unit_of_work import unit_of_work
 from finplat.events.envelope import timestamp
@@ -254,7 +255,9 @@ async def _release(
     session: AsyncSession, release: Any, callback_id: int, token: str, *, at: datetime
 ) -> None:
     """Release a claimed callback with `release` (`_SENT` or `_RETRY`), its time `at`."""
-    await session.execute(release, {"d_id": callback_id, "d_token": token, "d_at": at})
+    await driver_statements.execute(
+        await session.connection(), release, {"d_id": callback_id, "d_token": token, "d_at": at}
+    )
 
 
 def _marked_sent(callback_id: int, token: str) -> inbound.Alongside:

@@ -11,7 +11,7 @@ from typing import Any, cast
 from sqlalchemy import Table, insert
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from finplat.db import open_sessions
+from finplat.db import driver_statements, open_sessions
 from finplat.kit.clock import utcnow
 from finplat.providers.errors import ProviderRejected, ProviderTechnicalError
 from finplat.providers.sandbox import emissions, faults
@@ -92,7 +92,8 @@ class Simulator:
         endpoint). Written in the simulator's own transaction, with the state it reports."""
         event_id = f"{self.provider}_evt_{uuid.uuid4().hex}"
         now = utcnow()
-        await session.execute(
+        await driver_statements.execute(
+            await session.connection(),
             _QUEUE,
             {
                 "provider": self.provider,

@@ -17,6 +17,7 @@ from schwifty import IBAN
 from sqlalchemy import Table, bindparam, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from finplat.db import driver_statements
 from finplat.db.dialect import insert_ignoring_conflicts
 from finplat.db.unit_of_work import unit_of_work
 from finplat.kit.clock import utcnow
@@ -121,7 +122,9 @@ class SandboxBankingCore:
     ) -> None:
         """Change a budget's balance by `amount_minor` (negative takes money out) and record
         the movement; refuses a currency the budget does not hold or a balance below zero."""
-        result = await session.execute(
+        connection = await session.connection()
+        moved = await driver_statements.execute(
+            connection,
             _MOVE,
             {
                 "m_company_id": company_id,
@@ -130,12 +133,13 @@ class SandboxBankingCore:
                 "m_amount": amount_minor,
             },
         )
-        if result.rowcount != 1:  # type: ignore[attr-defined]
+        if moved != 1:
             held = await self.balance_of(session, company_id, budget_id, currency)
             if held is None:
                 raise CurrencyNotHeld()
             raise ProviderInsufficientFunds()
-        await session.execute(
+        await driver_statements.execute(
+            connection,
             _MOVEMENT,
             {
                 "company_id": company_id,

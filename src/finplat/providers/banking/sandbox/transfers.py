@@ -17,6 +17,7 @@ from typing import cast
 from sqlalchemy import Table, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from finplat.db import driver_statements
 from finplat.db.dialect import for_update, insert_ignoring_conflicts, inserts_ignoring_conflicts
 from finplat.db.unit_of_work import unit_of_work
 from finplat.kit.clock import utcnow
@@ -94,9 +95,11 @@ class SandboxTransfers(SandboxBankingCore):
                 "created_at": now,
                 "completed_at": now if status is ProviderTransferStatus.COMPLETED else None,
             }
-            dialect = session.get_bind().dialect.name
-            inserted = await session.execute(_NEW_TRANSFER[dialect], values)
-            if inserted.rowcount == 1:  # type: ignore[attr-defined]
+            connection = await session.connection()
+            inserted = await driver_statements.execute(
+                connection, _NEW_TRANSFER[connection.dialect.name], values
+            )
+            if inserted == 1:
                 # What was just written, without reading it back.
                 row = SandboxBankprovTransfer(**values)
                 await self._move_both(

@@ -34,7 +34,7 @@ from typing import Protocol
 from sqlalchemy import bindparam, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from finplat.db import prepared
+from finplat.db import driver_statements, prepared
 from finplat.db.dialect import create_unless_taken
 from finplat.db.unit_of_work import unit_of_work
 from finplat.kit.clock import utcnow
@@ -240,7 +240,8 @@ class SandboxCardProgram:
             timestamp=_reported_timestamp(timestamp),
             authorization_id=authorization_id,
         )
-        await session.execute(
+        await driver_statements.execute(
+            await session.connection(),
             movements.RECORD_TRANSACTION,
             {
                 "company_id": row.company_id,
@@ -425,8 +426,10 @@ class SandboxCardProgram:
         scoped = bulk_loads.scoped_key(self.name, company_id, key)
         async with unit_of_work(self.factory) as session:
             movement_id = f"{self.name}_mov_{uuid.uuid4().hex[:24]}"
-            inserted = await session.execute(
-                movements.INSERT[session.get_bind().dialect.name],
+            connection = await session.connection()
+            inserted = await driver_statements.execute(
+                connection,
+                movements.INSERT[connection.dialect.name],
                 {
                     "company_id": company_id,
                     "provider": self.name,
@@ -439,7 +442,7 @@ class SandboxCardProgram:
                     "created_at": utcnow(),
                 },
             )
-            if not getattr(inserted, "rowcount", 0):
+            if not inserted:
                 found = await self._movement(session, scoped)
                 assert found is not None
                 answer = found
@@ -466,8 +469,10 @@ class SandboxCardProgram:
                         )
                     raise CardFundsShort()
                 balance = row.balance_minor
-                await session.execute(
-                    movements.SET_BALANCE, {"m_movement_id": movement_id, "m_balance": balance}
+                await driver_statements.execute(
+                    connection,
+                    movements.SET_BALANCE,
+                    {"m_movement_id": movement_id, "m_balance": balance},
                 )
                 now = utcnow()
                 await self._record_transaction(
