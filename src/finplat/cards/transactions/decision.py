@@ -89,7 +89,9 @@ class AuthorizationRequest:
 
 @dataclass(frozen=True)
 class Decision:
-    transaction: CardTransaction
+    transaction_id: int
+    # Who decided a partner-hosted purchase (`PARTNER`, `STAND_IN`); None for finplat's own.
+    partner_decision: str | None
     approved: bool
     approved_minor: int
     response_code: str
@@ -170,7 +172,7 @@ async def decide(
         )
     hosted = hosting is not None
     txns = CardTransactionRepository(session, company_id)
-    purchase = {
+    purchase: dict[str, Any] = {
         "card_id": card.id,
         "user_id": card.user_id,
         "provider": card.provider,
@@ -220,15 +222,25 @@ async def decide(
     else:
         purchase |= _declined(judged.reason, rules)
     # Written once, with its decision: the authorization id's unique key finds an ask the
-    # provider repeats (the card's lock orders the two), whose first decision stands.
-    txn = await txns.add_new(purchase)
-    if txn is None:
+    # provider repeats (the card's lock orders the two), whose first decision stands. Only its
+    # id comes back: the answer is what was written.
+    txn_id = await txns.insert_new(purchase)
+    if txn_id is None:
         if hold_id is not None:
             await service.release_unrecorded_hold(session, card, hold_id)
         earlier = await txns.by_authorization(card.provider, request.authorization_id)
         assert earlier is not None
         return _answer(earlier, partner_hosted=False)
-    return _answer(txn, partner_hosted=False)
+    return _decision(
+        txn_id,
+        partner_decision=None,
+        declined=purchase.get("declined", False),
+        authorized_minor=purchase.get("authorized_minor", 0),
+        code=purchase["response_code"],
+        decline_reason=purchase.get("decline_reason"),
+        rules_fired=purchase["rules_fired"],
+        partner_hosted=False,
+    )
 
 
 def _declined(reason: str, rules: evaluation.Outcome | None) -> dict[str, Any]:
@@ -382,13 +394,39 @@ async def _judge(
 
 
 def _answer(txn: CardTransaction, *, partner_hosted: bool) -> Decision:
-    approved = not txn.declined and txn.authorized_minor > 0
-    return Decision(
-        transaction=txn,
-        approved=approved,
-        approved_minor=txn.authorized_minor if approved else 0,
-        response_code=txn.response_code or response_code(txn.decline_reason),
+    return _decision(
+        txn.id,
+        partner_decision=txn.partner_decision,
+        declined=txn.declined,
+        authorized_minor=txn.authorized_minor,
+        code=txn.response_code,
         decline_reason=txn.decline_reason,
-        rules_fired=json.loads(txn.rules_fired),
+        rules_fired=txn.rules_fired,
+        partner_hosted=partner_hosted,
+    )
+
+
+def _decision(
+    txn_id: int,
+    *,
+    partner_decision: str | None,
+    declined: bool,
+    authorized_minor: int,
+    code: str | None,
+    decline_reason: str | None,
+    rules_fired: str,
+    partner_hosted: bool,
+) -> Decision:
+    """The answer of a purchase as recorded (`code`: its response code, if it has one;
+    `rules_fired`: their JSON)."""
+    approved = not declined and authorized_minor > 0
+    return Decision(
+        transaction_id=txn_id,
+        partner_decision=partner_decision,
+        approved=approved,
+        approved_minor=authorized_minor if approved else 0,
+        response_code=code or response_code(decline_reason),
+        decline_reason=decline_reason,
+        rules_fired=json.loads(rules_fired),
         partner_hosted=partner_hosted,
     )

@@ -189,7 +189,7 @@ async def cards_sandbox_authorize(
             mid=body.Mid,
         ),
     )
-    txn_id = decided.transaction.id
+    txn_id = decided.transaction_id
     try:
         await commit_then_call(
             session,
@@ -206,7 +206,7 @@ async def cards_sandbox_authorize(
                 mcc=body.Mcc,
                 country=body.Country,
                 platform_decline=None if decided.approved else decided.decline_reason,
-                just_in_time=decided.transaction.partner_decision is not None,
+                just_in_time=decided.partner_decision is not None,
                 mid=body.Mid,
             ),
             idempotent=False,
