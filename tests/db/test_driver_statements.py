@@ -184,3 +184,26 @@ async def test_a_returned_row_is_read_by_name_through_its_columns_types(
     assert rows[0].updated_at == AT
     assert rows[0].updated_at.tzinfo is not None
     assert rows[0].webhook_secret == "whsec_driver"  # unsealed by its type on the way out
+
+
+@pytest.mark.skipif(backend() != "postgresql", reason="PostgreSQL's driver")
+async def test_a_lost_connection_is_invalidated_and_not_lent_again() -> None:
+    async with isolated("driver-lost") as env:
+        factory: async_sessionmaker[AsyncSession] = env.app.state.session_factory
+        async with factory() as session:
+            connection = await session.connection()
+            raw: Any = (await connection.get_raw_connection()).driver_connection
+            pid = raw.get_server_pid()
+            async with factory() as other:
+                await other.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
+            with pytest.raises(sa_exc.DBAPIError) as raised:
+                await driver_statements.execute(
+                    connection, RENAME, {"c_id": env.company_id, "c_name": "Lost Ltd", "c_at": AT}
+                )
+            assert raised.value.connection_invalidated
+            assert connection.invalidated
+            await session.rollback()
+        async with factory() as session:  # the pool lends a live connection
+            company = await session.get(Company, env.company_id)
+            assert company is not None
+            assert company.name == "Isolated"

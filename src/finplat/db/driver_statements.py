@@ -130,22 +130,20 @@ def _python_default(column: Any, *, insert: bool) -> Callable[[], Any]:
 async def _driver(
     connection: AsyncConnection, compiled: _Compiled, args: Any, many: bool
 ) -> tuple[asyncpg.Connection, LazyBeginConnection]:
-    """The session's driver connection, its transaction begun unless the statement only
-    reads; the statement shown to the connection's `before_cursor_execute` listeners."""
+    """The session's driver connection and its adapter (`begin` begins its transaction); the
+    statement shown to the connection's `before_cursor_execute` listeners."""
     sync = connection.sync_connection
     assert sync is not None
     # The pooled connection the session holds, without `get_raw_connection`'s trip through a
     # greenlet; an invalidated one is checked out again there.
     raw = await connection.get_raw_connection() if sync.invalidated else sync.connection
     adapted = cast(LazyBeginConnection, raw.dbapi_connection)
-    if not compiled.reads_only and adapted._transaction is None:
-        await adapted.begin_transaction()
     if sync._has_events or sync.engine._has_events:
         sync.dispatch.before_cursor_execute(sync, None, compiled.sql, args, None, many)
     return cast(asyncpg.Connection, raw.driver_connection), adapted
 
 
-def _raised(
+async def _failed(
     connection: AsyncConnection,
     adapted: LazyBeginConnection,
     compiled: _Compiled,
@@ -153,14 +151,22 @@ def _raised(
     error: Exception,
 ) -> Exception:
     """The error as SQLAlchemy would have raised it: the driver adapter's translation
-    (`asyncpg`'s class to the DB-API's), wrapped as `sqlalchemy.exc`'s."""
+    (`asyncpg`'s class to the DB-API's), wrapped as `sqlalchemy.exc`'s; a lost connection is
+    invalidated, so that the pool does not lend it again."""
     try:
         adapted._handle_exception(error)
     except Exception as translated:  # the adapter always raises
         dbapi_error = connection.dialect.loaded_dbapi.Error
+        if not isinstance(translated, dbapi_error):
+            return translated
+        lost = connection.dialect.is_disconnect(translated, cast(Any, adapted), None)
+        if lost:
+            await connection.invalidate(translated)
         return cast(
             Exception,
-            sa_exc.DBAPIError.instance(compiled.sql, args, translated, dbapi_error),
+            sa_exc.DBAPIError.instance(
+                compiled.sql, args, translated, dbapi_error, connection_invalidated=lost
+            ),
         )
     return error  # pragma: no cover - `_handle_exception` never returns
 
@@ -176,9 +182,13 @@ async def execute(
     args = compiled.arguments(params)
     pg, adapted = await _driver(connection, compiled, args, False)
     try:
+        # Unless the statement only reads: in the session's transaction, begun if need be
+        # (inside the `try`: a lost connection fails here first).
+        if not compiled.reads_only and adapted._transaction is None:
+            await adapted.begin_transaction()
         status = await pg.execute(compiled.sql, *args)
-    except asyncpg.PostgresError as error:
-        raise _raised(connection, adapted, compiled, args, error) from error
+    except Exception as error:
+        raise await _failed(connection, adapted, compiled, args, error) from error
     count = status.rpartition(" ")[2]
     return int(count) if count.isdigit() else 0
 
@@ -196,9 +206,13 @@ async def execute_many(
     args = [compiled.arguments(one) for one in params]
     pg, adapted = await _driver(connection, compiled, args, True)
     try:
+        # Unless the statement only reads: in the session's transaction, begun if need be
+        # (inside the `try`: a lost connection fails here first).
+        if not compiled.reads_only and adapted._transaction is None:
+            await adapted.begin_transaction()
         await pg.executemany(compiled.sql, args)
-    except asyncpg.PostgresError as error:
-        raise _raised(connection, adapted, compiled, args, error) from error
+    except Exception as error:
+        raise await _failed(connection, adapted, compiled, args, error) from error
 
 
 async def returning(
@@ -212,7 +226,11 @@ async def returning(
     args = compiled.arguments(params)
     pg, adapted = await _driver(connection, compiled, args, False)
     try:
+        # Unless the statement only reads: in the session's transaction, begun if need be
+        # (inside the `try`: a lost connection fails here first).
+        if not compiled.reads_only and adapted._transaction is None:
+            await adapted.begin_transaction()
         rows: list[asyncpg.Record] = await pg.fetch(compiled.sql, *args)
-    except asyncpg.PostgresError as error:
-        raise _raised(connection, adapted, compiled, args, error) from error
+    except Exception as error:
+        raise await _failed(connection, adapted, compiled, args, error) from error
     return [compiled.row(record) for record in rows]
