@@ -21,9 +21,9 @@ name, each value through its type's result processing.
 from __future__ import annotations
 
 from collections import namedtuple
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 import asyncpg
 from sqlalchemy import exc as sa_exc
@@ -32,6 +32,8 @@ from sqlalchemy.sql import ClauseElement
 from sqlalchemy.sql.compiler import SQLCompiler
 
 from finplat.db.postgres_reads import LazyBeginConnection, reads_only
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -127,11 +129,16 @@ def _python_default(column: Any, *, insert: bool) -> Callable[[], Any]:
     return lambda: arg(None)
 
 
-async def _driver(
-    connection: AsyncConnection, compiled: _Compiled, args: Any, many: bool
-) -> tuple[asyncpg.Connection, LazyBeginConnection]:
-    """The session's driver connection and its adapter (`begin` begins its transaction); the
-    statement shown to the connection's `before_cursor_execute` listeners."""
+async def _sent(
+    connection: AsyncConnection,
+    compiled: _Compiled,
+    args: Any,
+    many: bool,
+    send: Callable[[asyncpg.Connection], Awaitable[T]],
+) -> T:
+    """`send` the statement on the session's driver connection: shown first to the
+    connection's `before_cursor_execute` listeners, and unless it only reads, in the session's
+    transaction, begun if need be."""
     sync = connection.sync_connection
     assert sync is not None
     # The pooled connection the session holds, without `get_raw_connection`'s trip through a
@@ -140,7 +147,12 @@ async def _driver(
     adapted = cast(LazyBeginConnection, raw.dbapi_connection)
     if sync._has_events or sync.engine._has_events:
         sync.dispatch.before_cursor_execute(sync, None, compiled.sql, args, None, many)
-    return cast(asyncpg.Connection, raw.driver_connection), adapted
+    try:  # the BEGIN too: a lost connection fails there first
+        if not compiled.reads_only and adapted._transaction is None:
+            await adapted.begin_transaction()
+        return await send(cast(asyncpg.Connection, raw.driver_connection))
+    except Exception as error:
+        raise await _failed(connection, adapted, compiled, args, error) from error
 
 
 async def _failed(
@@ -180,15 +192,9 @@ async def execute(
         return int(result.rowcount)
     compiled = _compiled(connection, statement, frozenset(params))
     args = compiled.arguments(params)
-    pg, adapted = await _driver(connection, compiled, args, False)
-    try:
-        # Unless the statement only reads: in the session's transaction, begun if need be
-        # (inside the `try`: a lost connection fails here first).
-        if not compiled.reads_only and adapted._transaction is None:
-            await adapted.begin_transaction()
-        status = await pg.execute(compiled.sql, *args)
-    except Exception as error:
-        raise await _failed(connection, adapted, compiled, args, error) from error
+    status = await _sent(
+        connection, compiled, args, False, lambda pg: pg.execute(compiled.sql, *args)
+    )
     count = status.rpartition(" ")[2]
     return int(count) if count.isdigit() else 0
 
@@ -204,15 +210,7 @@ async def execute_many(
         return
     compiled = _compiled(connection, statement, frozenset(params[0]))
     args = [compiled.arguments(one) for one in params]
-    pg, adapted = await _driver(connection, compiled, args, True)
-    try:
-        # Unless the statement only reads: in the session's transaction, begun if need be
-        # (inside the `try`: a lost connection fails here first).
-        if not compiled.reads_only and adapted._transaction is None:
-            await adapted.begin_transaction()
-        await pg.executemany(compiled.sql, args)
-    except Exception as error:
-        raise await _failed(connection, adapted, compiled, args, error) from error
+    await _sent(connection, compiled, args, True, lambda pg: pg.executemany(compiled.sql, args))
 
 
 async def returning(
@@ -224,13 +222,7 @@ async def returning(
         return cast(Sequence[Any], result.all())
     compiled = _compiled(connection, statement, frozenset(params))
     args = compiled.arguments(params)
-    pg, adapted = await _driver(connection, compiled, args, False)
-    try:
-        # Unless the statement only reads: in the session's transaction, begun if need be
-        # (inside the `try`: a lost connection fails here first).
-        if not compiled.reads_only and adapted._transaction is None:
-            await adapted.begin_transaction()
-        rows: list[asyncpg.Record] = await pg.fetch(compiled.sql, *args)
-    except Exception as error:
-        raise await _failed(connection, adapted, compiled, args, error) from error
+    rows: list[asyncpg.Record] = await _sent(
+        connection, compiled, args, False, lambda pg: pg.fetch(compiled.sql, *args)
+    )
     return [compiled.row(record) for record in rows]
