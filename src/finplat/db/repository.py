@@ -22,7 +22,7 @@ from sqlalchemy.orm.exc import StaleDataError
 
 from finplat.db import driver_statements
 from finplat.db.base import CompanyOwned
-from finplat.db.dialect import create_unless_taken, for_update
+from finplat.db.dialect import create_unless_taken, for_update, inserts_ignoring_conflicts
 
 ModelT = TypeVar("ModelT", bound=CompanyOwned)
 RowT = TypeVar("RowT")
@@ -78,6 +78,16 @@ class CompanyRepository(Generic[ModelT]):
         statement, the key deciding (a read first would cost a second and still race)."""
         values = {**values, "company_id": self.company_id}
         return cast("ModelT | None", await create_unless_taken(self.session, self.model, values))
+
+    async def insert_unless_taken(self, values: dict[str, Any]) -> int | None:
+        """`create_unless_taken` answering the new row's id only (None when a unique key of
+        the table already holds such a row), for a caller that holds what it wrote: no object
+        of the session is loaded. Built once per model and database."""
+        connection = await self.session.connection()
+        statement = _inserted_ids(self.model)[connection.dialect.name]
+        values = {**values, "company_id": self.company_id}
+        inserted = await driver_statements.returning(connection, statement, values)
+        return int(inserted[0][0]) if inserted else None
 
     async def save(self, obj: ModelT) -> None:
         """Write the changes of a row of this company the session has loaded: one UPDATE of
@@ -142,6 +152,7 @@ _BY_ID: dict[type[Any], Select[Any]] = {}
 _INSERTS: dict[type[Any], Insert] = {}
 _UPDATES: dict[tuple[Table, frozenset[str]], Update] = {}
 _CREATES: dict[type[Any], Any] = {}
+_INSERTED_IDS: dict[type[Any], dict[str, Insert]] = {}
 _UPDATED_BY_DEFAULT: dict[Table, list[Column[Any]]] = {}
 _FRESH: dict[str, Any] = {"populate_existing": True}
 _AS_LOADED: dict[str, Any] = {}
@@ -154,6 +165,19 @@ def _insert(model: type[Any]) -> Insert:
     if stmt is None:
         stmt = _INSERTS[model] = insert(cast(Table, model.__table__))
     return stmt
+
+
+def _inserted_ids(model: type[Any]) -> dict[str, Insert]:
+    """`INSERT ... ON CONFLICT DO NOTHING RETURNING id` into the model's table, per database,
+    built once per model."""
+    statements = _INSERTED_IDS.get(model)
+    if statements is None:
+        table = cast(Table, model.__table__)
+        statements = _INSERTED_IDS[model] = {
+            name: stmt.returning(table.c.id)
+            for name, stmt in inserts_ignoring_conflicts(table).items()
+        }
+    return statements
 
 
 def _created(model: type[Any]) -> Any:

@@ -224,7 +224,7 @@ async def decide(
     # Written once, with its decision: the authorization id's unique key finds an ask the
     # provider repeats (the card's lock orders the two), whose first decision stands. Only its
     # id comes back: the answer is what was written.
-    txn_id = await txns.insert_new(purchase)
+    txn_id = await txns.insert_unless_taken(purchase)
     if txn_id is None:
         if hold_id is not None:
             await service.release_unrecorded_hold(session, card, hold_id)

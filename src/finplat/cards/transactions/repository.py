@@ -14,7 +14,6 @@ from finplat.cards.funding.models import CardAutoTopup
 from finplat.cards.models import Card
 from finplat.cards.transactions.models import CardTransaction, CardTransactionEvent
 from finplat.db import driver_statements
-from finplat.db.dialect import inserts_ignoring_conflicts
 from finplat.db.repository import COMPANY_PARAM, CompanyRepository, locked, of_company
 from finplat.partner_hosted.models import PartnerHostedConfig
 
@@ -36,16 +35,6 @@ class CardTransactionRepository(CompanyRepository[CardTransaction]):
         found = await self.session.execute(_WITH_CARD, self.bound(txn_id=txn_id))
         row = found.one_or_none()
         return None if row is None else (row[0], row[1])
-
-    async def insert_new(self, values: dict[str, Any]) -> int | None:
-        """`add_new` answering the new purchase's id only, for a caller that holds what it
-        wrote: no object of the session is loaded (the decision's answer is its values)."""
-        connection = await self.session.connection()
-        values = {**values, "company_id": self.company_id}
-        inserted = await driver_statements.returning(
-            connection, _INSERT_NEW[connection.dialect.name], values
-        )
-        return int(inserted[0][0]) if inserted else None
 
     async def add_new(self, values: dict[str, Any]) -> CardTransaction | None:
         """The purchase inserted, or None when its provider's authorization id has one already:
@@ -224,10 +213,6 @@ _WITH_CARD = (
 # An event recorded: an INSERT into the table (the ORM's flush of a new object costs nearly
 # three times the statement, docs/performance.md; nothing reads the object back).
 _INSERT_EVENT = insert(cast(Table, CardTransactionEvent.__table__))
-_TXNS = cast(Table, CardTransaction.__table__)
-_INSERT_NEW = {
-    name: insert.returning(_TXNS.c.id) for name, insert in inserts_ignoring_conflicts(_TXNS).items()
-}
 # Both facts nearly always answer no, and asked in the card's own statement they cost no
 # round trip of their own (the decision's budget is the card network's).
 _CONFIGURED = (
