@@ -544,7 +544,7 @@ async def test_company_accounts_read_with_accounts_by_id_stay_the_company_s(
     session: AsyncSession,
 ) -> None:
     mine, theirs = await open_book(session, "Mine Ltd"), await open_book(session, "Theirs Ltd")
-    by_kind, by_id, _ = await ledger.company_accounts_and(
+    by_kind, by_id = await ledger.company_accounts_and(
         session,
         company_id=mine.company_id,
         kinds=(ledger.CompanyAccount.MASTER, ledger.CompanyAccount.FEE_REVENUE),
@@ -558,7 +558,7 @@ async def test_company_accounts_read_with_accounts_by_id_stay_the_company_s(
     assert by_id == {mine.card.id: mine.card}
 
 
-async def test_company_accounts_read_with_balances_give_those_by_id_their_balance(
+async def test_an_account_read_as_values_comes_with_its_balance_and_the_company_account(
     session: AsyncSession,
 ) -> None:
     mine, theirs = await open_book(session, "Mine Ltd"), await open_book(session, "Theirs Ltd")
@@ -571,17 +571,102 @@ async def test_company_accounts_read_with_balances_give_those_by_id_their_balanc
         expires_at=None,
     )
     await fund(session, theirs, theirs.card, 5_000)
-    _, by_id, balances = await ledger.company_accounts_and(
+    found = await ledger.account_and_company_account(
         session,
         company_id=mine.company_id,
-        kinds=(ledger.CompanyAccount.SETTLEMENT,),
+        account_id=mine.card.id,
+        kind=ledger.CompanyAccount.SETTLEMENT,
         currency="USD",
-        account_ids=[mine.card.id, theirs.card.id],
-        balances=True,
     )
-    assert set(by_id) == set(balances) == {mine.card.id}
-    assert balances[mine.card.id] == await ledger.balance_of(session, mine.card)
-    assert balances[mine.card.id].available == 700
+    assert found is not None
+    account, balance, settlement = found
+    assert (account.id, account.company_id, account.currency) == (
+        mine.card.id,
+        mine.company_id,
+        "USD",
+    )
+    assert (account.allow_negative, account.shard_count) == (
+        mine.card.allow_negative,
+        mine.card.shard_count,
+    )
+    assert balance == await ledger.balance_of(session, mine.card)
+    assert balance.available == 700
+    assert settlement.id == mine.settlement.id
+
+
+async def test_another_company_s_account_is_not_read_as_values(session: AsyncSession) -> None:
+    mine, theirs = await open_book(session, "Mine Ltd"), await open_book(session, "Theirs Ltd")
+    found = await ledger.account_and_company_account(
+        session,
+        company_id=mine.company_id,
+        account_id=theirs.card.id,
+        kind=ledger.CompanyAccount.SETTLEMENT,
+        currency="USD",
+    )
+    assert found is None
+
+
+async def test_the_company_account_read_with_an_account_is_opened_on_first_use(
+    session: AsyncSession,
+) -> None:
+    book = await open_book(session)
+    euros = await ledger.account(
+        session,
+        company_id=book.company_id,
+        code="card_account",
+        owner_type="card",
+        owner_id="euro-card",
+        currency="EUR",
+        allow_negative=True,
+    )
+    found = await ledger.account_and_company_account(
+        session,
+        company_id=book.company_id,
+        account_id=euros.id,
+        kind=ledger.CompanyAccount.SETTLEMENT,
+        currency="EUR",
+    )
+    assert found is not None
+    _, balance, settlement = found
+    assert balance.available == 0
+    opened = await ledger.find_company_account(
+        session, company_id=book.company_id, kind=ledger.CompanyAccount.SETTLEMENT, currency="EUR"
+    )
+    assert opened is not None
+    assert settlement.id == opened.id
+
+
+async def test_a_hold_on_accounts_read_as_values_posts_as_on_entities(
+    session: AsyncSession,
+) -> None:
+    book = await open_book(session)
+    await fund(session, book, book.card, 1_000)
+    found = await ledger.account_and_company_account(
+        session,
+        company_id=book.company_id,
+        account_id=book.card.id,
+        kind=ledger.CompanyAccount.SETTLEMENT,
+        currency="USD",
+    )
+    assert found is not None
+    account, _, settlement = found
+    settled_before = await available(session, book, book.settlement)
+    hold = await ledger.reserve(
+        session,
+        company_id=book.company_id,
+        legs=[Leg(account.id, -400), Leg(settlement.id, 400)],
+        code="card.purchase",
+        expires_at=None,
+        accounts=(account, settlement),
+    )
+    await ledger.post_pending(
+        session,
+        company_id=book.company_id,
+        pending_id=hold.result.transfer_id,
+        reservation=hold,
+    )
+    assert await available(session, book, book.card) == 600
+    assert await available(session, book, book.settlement) == settled_before + 400
 
 
 async def test_an_account_s_balance_is_read_in_the_statement_that_finds_it(

@@ -21,6 +21,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Protocol
 
 
 class Layer(StrEnum):
@@ -49,6 +50,34 @@ class TransferStatus(StrEnum):
 # stays well inside a BIGINT (2^63 - 1, about 9.2 * 10^18). A sharded account's shards each keep
 # `MAX_BALANCE // shard_count`.
 MAX_BALANCE = 10**18
+
+
+class PostingAccount(Protocol):
+    """What a posting needs of an account: the ORM's `LedgerAccount` is one, and so is an
+    `AccountTerms` read as plain values where loading the entity would cost more than the
+    posting (the real-time card decision)."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def company_id(self) -> int: ...
+    @property
+    def currency(self) -> str: ...
+    @property
+    def allow_negative(self) -> bool: ...
+    @property
+    def shard_count(self) -> int: ...
+
+
+@dataclass(frozen=True, slots=True)
+class AccountTerms:
+    """An account's posting terms as plain values (`PostingAccount`)."""
+
+    id: int
+    company_id: int
+    currency: str
+    allow_negative: bool
+    shard_count: int
 
 
 class LedgerRuleError(ValueError):

@@ -32,7 +32,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from finplat.db import driver_statements
 from finplat.db.dialect import create_unless_taken, for_update
-from finplat.ledger.core import Delta, Entry, Layer, TransferKind, TransferStatus
+from finplat.ledger.core import AccountTerms, Delta, Entry, Layer, TransferKind, TransferStatus
 from finplat.ledger.models import LedgerAccount, LedgerBalance, LedgerEntry, LedgerTransfer
 
 # Account reads run on every posting: built once (the ORM still loads the entities).
@@ -71,24 +71,43 @@ _OWNED_OR_BY_ID = (
     ),
 )
 _FIND_ACCOUNTS_AND_IDS = select(LedgerAccount).where(*_OWNED_OR_BY_ID)
-# The same accounts, those found by id with their balance totals: a purchase's decision reads
-# its card's available balance with the accounts it holds against, a round trip fewer. Only
-# the accounts asked for by id join their shards (a settlement account has many).
-_FIND_ACCOUNTS_AND_IDS_WITH_TOTALS = (
+
+# The real-time card decision's read (its budget is the card network's): the card's account
+# with its balance, and the company's account it holds against, as plain values over the
+# tables, run below SQLAlchemy's execution (`db.driver_statements`): loading two entities
+# through the ORM cost twice the statement. Only the account asked for by id joins its shards
+# (a settlement account has many).
+_accounts = cast(Table, LedgerAccount.__table__)
+_shards = cast(Table, LedgerBalance.__table__)
+_ACCOUNT_WITH_TOTALS_AND_OWNED = (
     select(
-        LedgerAccount,
-        func.sum(LedgerBalance.posted),
-        func.sum(LedgerBalance.pending_debits),
-        func.sum(LedgerBalance.pending_credits),
+        _accounts.c.id,
+        _accounts.c.company_id,
+        _accounts.c.currency,
+        _accounts.c.allow_negative,
+        _accounts.c.shard_count,
+        func.sum(_shards.c.posted).label("posted"),
+        func.sum(_shards.c.pending_debits).label("pending_debits"),
+        func.sum(_shards.c.pending_credits).label("pending_credits"),
     )
-    .select_from(LedgerAccount)
-    .outerjoin(
-        LedgerBalance,
-        (LedgerBalance.account_id == LedgerAccount.id)
-        & LedgerAccount.id.in_(bindparam("a_ids", expanding=True)),
+    .select_from(
+        _accounts.outerjoin(
+            _shards,
+            (_shards.c.account_id == _accounts.c.id)
+            & (_accounts.c.id == bindparam("account_id", type_=BigInteger)),
+        )
     )
-    .where(*_OWNED_OR_BY_ID)
-    .group_by(LedgerAccount.id)
+    .where(
+        _accounts.c.company_id == bindparam("company_id", type_=BigInteger),
+        or_(
+            _accounts.c.id == bindparam("account_id", type_=BigInteger),
+            (_accounts.c.code == bindparam("code", type_=String))
+            & (_accounts.c.owner_type == bindparam("owner_type", type_=String))
+            & (_accounts.c.owner_id == bindparam("owner_id", type_=String))
+            & (_accounts.c.currency == bindparam("currency", type_=String)),
+        ),
+    )
+    .group_by(_accounts.c.id)
 )
 
 
@@ -144,30 +163,15 @@ async def find_accounts_and_ids(
     owner_id: str,
     currency: str,
     account_ids: Iterable[int],
-    totals: bool = False,
-) -> tuple[dict[str, LedgerAccount], dict[int, LedgerAccount], dict[int, tuple[int, int, int]]]:
+) -> tuple[dict[str, LedgerAccount], dict[int, LedgerAccount]]:
     """`find_accounts` and `accounts_by_id` of the same company in one statement: the owner's
-    accounts by code, and the accounts of `account_ids` by id; with `totals`, also the
-    `balance_totals` of each of the latter (else none)."""
+    accounts by code, and the accounts of `account_ids` by id."""
     wanted_codes, wanted_ids = sorted(set(codes)), sorted(set(account_ids))
     params = {
         **_owner_params(company_id, wanted_codes, owner_type, owner_id, currency),
         "a_ids": wanted_ids,
     }
-    found: list[LedgerAccount] = []
-    sums: dict[int, tuple[int, int, int]] = {}
-    if totals:
-        rows = await session.execute(_FIND_ACCOUNTS_AND_IDS_WITH_TOTALS, params)
-        for account, posted, pending_debits, pending_credits in rows:
-            found.append(account)
-            if account.id in wanted_ids:
-                sums[account.id] = (
-                    int(posted or 0),
-                    int(pending_debits or 0),
-                    int(pending_credits or 0),
-                )
-    else:
-        found = list((await session.execute(_FIND_ACCOUNTS_AND_IDS, params)).scalars())
+    found = list((await session.execute(_FIND_ACCOUNTS_AND_IDS, params)).scalars())
     by_code = {
         a.code: a
         for a in found
@@ -176,7 +180,49 @@ async def find_accounts_and_ids(
         and a.owner_id == owner_id
         and a.currency == currency
     }
-    return by_code, {a.id: a for a in found if a.id in wanted_ids}, sums
+    return by_code, {a.id: a for a in found if a.id in wanted_ids}
+
+
+async def account_with_totals_and_owned(
+    session: AsyncSession,
+    *,
+    company_id: int,
+    account_id: int,
+    code: str,
+    owner_type: str,
+    owner_id: str,
+    currency: str,
+) -> tuple[tuple[AccountTerms, tuple[int, int, int]] | None, AccountTerms | None]:
+    """The company's account `account_id` with its `balance_totals`, and the owner's account
+    of `code` in `currency`, as values (`AccountTerms`), in one statement; None for either
+    that the company does not have."""
+    connection = await session.connection()
+    params = {
+        "company_id": company_id,
+        "account_id": account_id,
+        "code": code,
+        "owner_type": owner_type,
+        "owner_id": owner_id,
+        "currency": currency,
+    }
+    by_id: tuple[AccountTerms, tuple[int, int, int]] | None = None
+    owned = None
+    for row in await driver_statements.returning(
+        connection, _ACCOUNT_WITH_TOTALS_AND_OWNED, params
+    ):
+        terms = AccountTerms(
+            row.id, row.company_id, row.currency, row.allow_negative, row.shard_count
+        )
+        if row.id == account_id:
+            sums = (
+                int(row.posted or 0),
+                int(row.pending_debits or 0),
+                int(row.pending_credits or 0),
+            )
+            by_id = (terms, sums)
+        else:
+            owned = terms
+    return by_id, owned
 
 
 def _owner_params(

@@ -19,7 +19,7 @@ Rules implemented here (issue "money core"):
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
@@ -36,6 +36,7 @@ from finplat.ledger.core import (
     Entry,
     Layer,
     Leg,
+    PostingAccount,
     TransferKind,
     TransferStatus,
     delta_of,
@@ -132,7 +133,7 @@ class Reservation:
     """A pending transfer as `create_pending` made it, with the accounts of its legs."""
 
     result: TransferResult
-    accounts: tuple[LedgerAccount, ...]
+    accounts: tuple[PostingAccount, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -282,20 +283,43 @@ async def company_accounts_and(
     kinds: Sequence[CompanyAccount],
     currency: str,
     account_ids: Sequence[int],
-    balances: bool = False,
-) -> tuple[dict[CompanyAccount, LedgerAccount], dict[int, LedgerAccount], dict[int, Balance]]:
+) -> tuple[dict[CompanyAccount, LedgerAccount], dict[int, LedgerAccount]]:
     """`company_accounts_in` and the company's accounts of `account_ids` (those that exist,
-    by id), read in one statement: a funding's company side and its card's account. With
-    `balances` the same statement reads the latter's balances (`balance_of`; else none)."""
-    by_code, by_id, totals = await repository.find_accounts_and_ids(
-        session,
-        **_owned_by_company(company_id, kinds, currency),
-        account_ids=account_ids,
-        totals=balances,
+    by id), read in one statement: a funding's company side and its card's account."""
+    by_code, by_id = await repository.find_accounts_and_ids(
+        session, **_owned_by_company(company_id, kinds, currency), account_ids=account_ids
     )
     company = await _company_accounts_found(session, company_id, kinds, currency, by_code)
-    found = {i: Balance(i, by_id[i].currency, *sums) for i, sums in totals.items()}
-    return company, by_id, found
+    return company, by_id
+
+
+async def account_and_company_account(
+    session: AsyncSession,
+    *,
+    company_id: int,
+    account_id: int,
+    kind: CompanyAccount,
+    currency: str,
+) -> tuple[PostingAccount, Balance, PostingAccount] | None:
+    """The company's account `account_id` with its balance, and the company's own account of
+    `kind` in `currency` (created on first use, as `company_account`), read as plain values in
+    one statement: what a hold needs, for a caller that does not change either account.
+    None when `account_id` is not the company's."""
+    key = company_key(company_id, kind)
+    found, own = await repository.account_with_totals_and_owned(
+        session,
+        company_id=company_id,
+        account_id=account_id,
+        code=key.code,
+        owner_type=key.owner_type,
+        owner_id=key.owner_id,
+        currency=currency,
+    )
+    if found is None:
+        return None
+    account, sums = found
+    other = own or await _account_of_key(session, company_id, currency, key)
+    return account, Balance(account.id, account.currency, *sums), other
 
 
 def _owned_by_company(
@@ -405,7 +429,7 @@ async def post_transfer(
     code: str,
     reference: str | None = None,
     details: dict[str, Any] | None = None,
-    accounts: Sequence[LedgerAccount] = (),
+    accounts: Sequence[PostingAccount] = (),
 ) -> TransferResult:
     """Move money at once. Raises `InsufficientFunds` if a guarded account would go below 0.
     `accounts`: the legs' accounts when the caller has just read them (as `reserve`'s)."""
@@ -434,7 +458,7 @@ async def create_pending(
     reference: str | None = None,
     details: dict[str, Any] | None = None,
     require_available: bool = False,
-    accounts: Sequence[LedgerAccount] = (),
+    accounts: Sequence[PostingAccount] = (),
 ) -> TransferResult:
     """Reserve funds: debits leave the available balance now, credits are announced as
     pending; nothing is posted until `post_pending`.
@@ -469,7 +493,7 @@ async def reserve(
     reference: str | None = None,
     details: dict[str, Any] | None = None,
     require_available: bool = False,
-    accounts: Sequence[LedgerAccount] = (),
+    accounts: Sequence[PostingAccount] = (),
 ) -> Reservation:
     """`create_pending`, answered with the accounts of its legs: what `post_pending` needs to
     settle it in the same request without reading the transfer again."""
@@ -512,6 +536,7 @@ async def post_pending(
         reserved, known = await _reserved_entries(session, pending_id), {}
     posting_legs = legs if legs is not None else [Leg(e.account_id, e.amount) for e in reserved]
     wanted = [*posting_legs, *(Leg(e.account_id, 0) for e in reserved)]
+    accounts: Mapping[int, PostingAccount]
     if all(leg.account_id in known for leg in wanted):
         accounts = known
     else:
@@ -594,17 +619,17 @@ async def expire_due(session: AsyncSession, *, limit: int = 500) -> int:
 # ---------------------------------------------------------------------------------- internals
 
 
-def _currencies(accounts: dict[int, LedgerAccount]) -> dict[int, str]:
+def _currencies(accounts: Mapping[int, PostingAccount]) -> dict[int, str]:
     return {a.id: a.currency for a in accounts.values()}
 
 
-def _lock_order(account: LedgerAccount) -> tuple[bool, int]:
+def _lock_order(account: PostingAccount) -> tuple[bool, int]:
     return (account.shard_count > 1, account.id)
 
 
 async def _accounts_of_legs(
-    session: AsyncSession, company_id: int, legs: Sequence[Leg], known: Sequence[LedgerAccount]
-) -> dict[int, LedgerAccount]:
+    session: AsyncSession, company_id: int, legs: Sequence[Leg], known: Sequence[PostingAccount]
+) -> Mapping[int, PostingAccount]:
     """The legs' accounts, validated: from those the caller has just read when they are all
     there (and the company's), else read."""
     accounts_by_id = {a.id: a for a in known if a.company_id == company_id}
@@ -626,7 +651,7 @@ async def _accounts_for(
 
 async def _apply_new_legs(
     session: AsyncSession,
-    accounts: dict[int, LedgerAccount],
+    accounts: Mapping[int, PostingAccount],
     legs: Sequence[Leg],
     *,
     pending: bool,
@@ -669,7 +694,7 @@ def _delta(layer: Layer, amount: int) -> Delta:
 
 
 async def _apply_within_limit(
-    session: AsyncSession, account: LedgerAccount, amount: int, layer: Layer
+    session: AsyncSession, account: PostingAccount, amount: int, layer: Layer
 ) -> Entry:
     """Apply an unguarded change to a random shard that stays within its share of
     `MAX_BALANCE` (each conditional UPDATE that fails takes no lock); `BalanceLimitExceeded`
@@ -693,7 +718,7 @@ async def _apply_within_limit(
 
 
 async def _debit_guarded(
-    session: AsyncSession, account: LedgerAccount, amount: int, layer: Layer, *, covered: bool
+    session: AsyncSession, account: PostingAccount, amount: int, layer: Layer, *, covered: bool
 ) -> list[Entry]:
     """Take `amount` (< 0) from an account without taking any shard below its floor (below
     zero when `covered`, for an account that may otherwise go negative).
@@ -790,7 +815,7 @@ async def _resolve(
     entries: list[Entry],
     details: dict[str, Any] | None,
     now: datetime,
-    accounts: dict[int, LedgerAccount],
+    accounts: Mapping[int, PostingAccount],
 ) -> TransferResult:
     deltas = deltas_by_shard(entries)
     in_lock_order = sorted(deltas, key=lambda k: (*_lock_order(accounts[k[0]]), k[1]))
@@ -822,7 +847,7 @@ async def _record(
     status: TransferStatus,
     code: str,
     entries: list[Entry],
-    accounts: dict[int, LedgerAccount],
+    accounts: Mapping[int, PostingAccount],
     pending_id: int | None = None,
     reference: str | None = None,
     details: dict[str, Any] | None = None,

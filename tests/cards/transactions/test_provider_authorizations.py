@@ -6,7 +6,9 @@ from decimal import Decimal
 
 import httpx
 from fastapi import FastAPI
+from sqlalchemy import select, update
 
+from finplat.cards.models import Card
 from finplat.config import Settings
 from tests.authorization.steps import max_amount_rule
 from tests.cards.funding.steps import card_balance, topup
@@ -89,6 +91,36 @@ async def test_a_request_beyond_the_balance_is_declined(
         False,
         "INSUFFICIENT_FUNDS",
     )
+
+
+async def test_a_card_whose_account_is_not_linked_is_decided_on_the_account_it_gets(
+    api: httpx.AsyncClient,
+    anonymous: httpx.AsyncClient,
+    app: FastAPI,
+    settings: Settings,
+    tenant: Tenant,
+) -> None:
+    card = await funded_card(api, 10)
+    async with app.state.session_factory() as session:
+        account_id = (
+            await session.execute(select(Card.ledger_account_id).where(Card.id == card["Id"]))
+        ).scalar_one()
+        await session.execute(
+            update(Card).where(Card.id == card["Id"]).values(ledger_account_id=None)
+        )
+        await session.commit()
+    answer = await ask_in_real_time(
+        anonymous,
+        settings.provider_callback_secret,
+        _request(tenant.company_id, await provider_card_ref(app, card), "net-rt-link", 400),
+    )
+    assert (answer.json()["Approved"], answer.json()["ApprovedAmountMinor"]) == (True, 400)
+    async with app.state.session_factory() as session:
+        linked = (
+            await session.execute(select(Card.ledger_account_id).where(Card.id == card["Id"]))
+        ).scalar_one()
+    assert linked == account_id
+    assert await card_balance(api, card) == Decimal(6)
 
 
 async def test_a_repeated_request_answers_its_first_decline_even_once_funds_arrive(

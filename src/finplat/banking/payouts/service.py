@@ -261,7 +261,7 @@ async def _reserve(
     # The budget's account (its balance row names it) and the company's settlement account,
     # read together.
     source_id = resolved.balance.ledger_account_id
-    company, by_id, _ = await ledger.company_accounts_and(
+    company, by_id = await ledger.company_accounts_and(
         session,
         company_id=company_id,
         kinds=[CompanyAccount.SETTLEMENT],

@@ -52,7 +52,7 @@ from finplat.kit.clock import utcnow
 from finplat.kit.money import Money
 from finplat.ledger import repository as ledger_repository
 from finplat.ledger import service as ledger
-from finplat.ledger.core import Leg
+from finplat.ledger.core import Leg, PostingAccount
 from finplat.ledger.models import LedgerAccount
 from finplat.ledger.service import Balance, CompanyAccount
 from finplat.providers.calls import CallPolicy, commit_then_call
@@ -195,7 +195,7 @@ async def _funding_accounts(
     """The three sides of every card funding, read in one statement: the company's account it
     is paid from or to (`source`: the master account, or the voucher funding for a redeemed
     voucher), its fee revenue account, and the card's account (`card_account`)."""
-    company, account, _ = await _with_card_account(
+    company, account = await _with_card_account(
         session, card, (source, CompanyAccount.FEE_REVENUE), currency
     )
     return company[source], company[CompanyAccount.FEE_REVENUE], account
@@ -205,46 +205,47 @@ async def _funding_accounts(
 class PurchaseAccounts:
     """The two sides of a card purchase and what the card holds."""
 
-    card: LedgerAccount
-    settlement: LedgerAccount
+    card: PostingAccount
+    settlement: PostingAccount
     balance: Balance
 
 
-async def purchase_accounts(session: AsyncSession, card: Card) -> PurchaseAccounts:
-    """The two sides of a card purchase, read in one statement with the card's balance: the
-    card's account (`card_account`) and the company's settlement account in the card's
-    currency."""
-    company, account, balance = await _with_card_account(
-        session, card, (CompanyAccount.SETTLEMENT,), card.currency, balance=True
+async def purchase_accounts(
+    session: AsyncSession, *, company_id: int, card_account_id: int, currency: str
+) -> PurchaseAccounts | None:
+    """The two sides of a card purchase, read as values in one statement with the card's
+    balance: the card's account (`card_account_id`, the card's `ledger_account_id`) and the
+    company's settlement account in the card's `currency`. None when the company has no
+    account `card_account_id`."""
+    found = await ledger.account_and_company_account(
+        session,
+        company_id=company_id,
+        account_id=card_account_id,
+        kind=CompanyAccount.SETTLEMENT,
+        currency=currency,
     )
-    assert balance is not None
-    return PurchaseAccounts(account, company[CompanyAccount.SETTLEMENT], balance)
+    if found is None:
+        return None
+    account, balance, settlement = found
+    return PurchaseAccounts(account, settlement, balance)
 
 
 async def _with_card_account(
-    session: AsyncSession,
-    card: Card,
-    kinds: tuple[CompanyAccount, ...],
-    currency: str,
-    *,
-    balance: bool = False,
-) -> tuple[dict[CompanyAccount, LedgerAccount], LedgerAccount, Balance | None]:
-    """The company's accounts of `kinds` and the card's account, with its balance when
-    asked."""
+    session: AsyncSession, card: Card, kinds: tuple[CompanyAccount, ...], currency: str
+) -> tuple[dict[CompanyAccount, LedgerAccount], LedgerAccount]:
+    """The company's accounts of `kinds` and the card's account (opened when missing)."""
     known = card.ledger_account_id
-    company, by_id, balances = await ledger.company_accounts_and(
+    company, by_id = await ledger.company_accounts_and(
         session,
         company_id=card.company_id,
         kinds=kinds,
         currency=currency,
         account_ids=[] if known is None else [known],
-        balances=balance,
     )
     account = None if known is None else by_id.get(known)
     if account is None:
         account = await open_card_account(session, card)
-        return company, account, await ledger.balance_of(session, account) if balance else None
-    return company, account, balances.get(account.id)
+    return company, account
 
 
 def _check_accepts_money(card: Card, currency: str) -> None:

@@ -34,15 +34,17 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.authorization import evaluation
+from finplat.cards import lookup
 from finplat.cards.funding import service as funding
 from finplat.cards.models import Card
 from finplat.cards.status import CardStatus
 from finplat.cards.transactions import repository, service
 from finplat.cards.transactions.models import CardTransaction
 from finplat.cards.transactions.purchase import PurchaseStatus
+from finplat.cards.transactions.purchase_card import PurchaseCard
 from finplat.cards.transactions.repository import CardTransactionRepository
 from finplat.kit.clock import utcnow
-from finplat.ledger.models import LedgerAccount
+from finplat.ledger.core import PostingAccount
 from finplat.partner_hosted import authorizations as partner
 from finplat.partner_hosted.authorizations import Hosting, PartnerDecision
 from finplat.partner_hosted.notifications import notify
@@ -114,15 +116,17 @@ class Configured:
 
 async def card_to_decide(
     session: AsyncSession, *, company_id: int, provider: str, card_ref: str
-) -> tuple[Card, Configured] | None:
+) -> tuple[PurchaseCard, Configured] | None:
     """The card a provider's real-time request names (`card_ref`: the provider's id), locked
     for the decision, with what its company has configured; None for a card the platform
     does not hold."""
-    return _configured(
-        await repository.card_to_decide(
-            session, company_id=company_id, provider=provider, provider_card_id=card_ref
-        )
+    found = await repository.card_to_decide(
+        session, company_id=company_id, provider=provider, provider_card_id=card_ref
     )
+    if found is None:
+        return None
+    card, hosted, rules = found
+    return card, Configured(partner_hosted=hosted, rules=rules)
 
 
 async def user_card_to_decide(
@@ -151,7 +155,7 @@ async def decide(
     session: AsyncSession,
     *,
     company_id: int,
-    card: Card,
+    card: PurchaseCard,
     request: AuthorizationRequest,
     allow_loopback: bool = False,
     follow_up_later: bool = False,
@@ -159,8 +163,8 @@ async def decide(
 ) -> Decision:
     """Approve (the hold is taken) or decline one authorization request on the company's
     card; the purchase is recorded either way. `card` is read with its row lock by the caller
-    (`lookup.find_card(lock=True)`, `service.event_card`): decisions on one card are taken one
-    after the other, each on the balance the one before left. `allow_loopback`: a
+    (`card_to_decide`, `user_card_to_decide`): decisions on one card are taken one after the
+    other, each on the balance the one before left. `allow_loopback`: a
     partner-hosted company's partner may be on a loopback address (development).
     `follow_up_later`: the purchase's decline fee and auto top-up are left to the background
     job (`follow_up`), marked due with the decision, for a caller that cannot wait for them.
@@ -257,13 +261,15 @@ def _declined(reason: str, rules: evaluation.Outcome | None) -> dict[str, Any]:
 async def _decide_with_partner(
     session: AsyncSession,
     hosting: Hosting,
-    card: Card,
+    asked: PurchaseCard,
     request: AuthorizationRequest,
     purchase: dict[str, Any],
     configured: Configured | None,
 ) -> Decision:
     """A partner-hosted company's decision: the card's state and the rules here, then the
     partner's answer. The purchase is written first: the partner hears of it by its id."""
+    # The partner's approval books through the card's entity (already locked by the caller).
+    card = await lookup.find_card(session, company_id=asked.company_id, card_id=asked.id)
     txns = CardTransactionRepository(session, card.company_id)
     txn = await txns.add_new(purchase)
     if txn is None:  # the provider asked again: the card's lock orders the two asks
@@ -272,15 +278,15 @@ async def _decide_with_partner(
         return _answer(earlier, partner_hosted=True)
     judged = await _judge(
         session,
-        card,
+        asked,
         request,
         balance_here=False,
         rules_here=configured is None or configured.rules,
     )
     reason, approved_minor, rules = judged.reason, judged.approved_minor, judged.rules
     if reason is None:
-        asked = await _ask_partner(session, hosting, txn, request)
-        reason, approved_minor = asked.decline_reason, asked.approved_minor
+        answer = await _ask_partner(session, hosting, txn, request)
+        reason, approved_minor = answer.decline_reason, answer.approved_minor
     txn.rules_fired = json.dumps(rules.fired if rules else [])
     if reason is None:
         partial = approved_minor < request.amount_minor
@@ -345,13 +351,13 @@ class _Judgement:
     rules: evaluation.Outcome | None = None
     # The card's ledger account and the settlement account when the balance was read: the
     # hold needs them next.
-    account: LedgerAccount | None = None
-    settlement: LedgerAccount | None = None
+    account: PostingAccount | None = None
+    settlement: PostingAccount | None = None
 
 
 async def _judge(
     session: AsyncSession,
-    card: Card,
+    card: PurchaseCard,
     request: AuthorizationRequest,
     *,
     balance_here: bool,
@@ -384,13 +390,34 @@ async def _judge(
         return _Judgement(RULE_DECLINED, 0, rules)
     if not balance_here:
         return _Judgement(None, request.amount_minor, rules)
-    sides = await funding.purchase_accounts(session, card)
+    sides = await _purchase_accounts(session, card)
     account, settlement, available = sides.card, sides.settlement, sides.balance.available
     if available >= request.amount_minor:
         return _Judgement(None, request.amount_minor, rules, account, settlement)
     if request.partial_allowed and available > 0:
         return _Judgement(None, available, rules, account, settlement)
     return _Judgement(INSUFFICIENT_FUNDS, 0, rules, account, settlement)
+
+
+async def _purchase_accounts(session: AsyncSession, card: PurchaseCard) -> funding.PurchaseAccounts:
+    if card.ledger_account_id is not None:
+        sides = await funding.purchase_accounts(
+            session,
+            company_id=card.company_id,
+            card_account_id=card.ledger_account_id,
+            currency=card.currency,
+        )
+        if sides is not None:
+            return sides
+    # A card without its ledger account (ordered before cards had one): opened through its
+    # entity, which records it.
+    entity = await lookup.find_card(session, company_id=card.company_id, card_id=card.id)
+    opened = await funding.open_card_account(session, entity)
+    sides = await funding.purchase_accounts(
+        session, company_id=card.company_id, card_account_id=opened.id, currency=card.currency
+    )
+    assert sides is not None
+    return sides
 
 
 def _answer(txn: CardTransaction, *, partner_hosted: bool) -> Decision:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Table, bindparam, exists, insert, select, true, update
+from sqlalchemy import BigInteger, String, Table, bindparam, exists, insert, select, true, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.authorization.models import AuthorizationRule
@@ -13,7 +13,9 @@ from finplat.cards.funding.auto_topup import LOW_BALANCE
 from finplat.cards.funding.models import CardAutoTopup
 from finplat.cards.models import Card
 from finplat.cards.transactions.models import CardTransaction, CardTransactionEvent
+from finplat.cards.transactions.purchase_card import PurchaseCard
 from finplat.db import driver_statements
+from finplat.db.dialect import for_update
 from finplat.db.repository import COMPANY_PARAM, CompanyRepository, locked, of_company
 from finplat.partner_hosted.models import PartnerHostedConfig
 
@@ -120,11 +122,25 @@ class CardTransactionRepository(CompanyRepository[CardTransaction]):
 
 async def card_to_decide(
     session: AsyncSession, *, company_id: int, provider: str, provider_card_id: str
-) -> tuple[Card, bool, bool] | None:
-    """The card a provider's real-time request names, locked, with whether its company hosts
-    its balances at a partner and whether it has an active authorization rule."""
-    params = {"provider": provider, "provider_card_id": provider_card_id}
-    return await _card_and_configured(session, _CARD_TO_DECIDE, company_id, params)
+) -> tuple[PurchaseCard, bool, bool] | None:
+    """The card a provider's real-time request names, locked, as values, with whether its
+    company hosts its balances at a partner and whether it has an active authorization rule."""
+    connection = await session.connection()
+    params = {"company_id": company_id, "provider": provider, "provider_card_id": provider_card_id}
+    rows = await driver_statements.returning(connection, _PURCHASE_CARD, params)
+    if not rows:
+        return None
+    row = rows[0]
+    card = PurchaseCard(
+        row.id,
+        company_id,
+        row.user_id,
+        row.provider,
+        row.currency,
+        row.status,
+        row.ledger_account_id,
+    )
+    return card, bool(row.partner_hosted), bool(row.rules)
 
 
 async def user_card_to_decide(
@@ -221,13 +237,32 @@ _CONFIGURED = (
         AuthorizationRule.company_id == Card.company_id, AuthorizationRule.active == true()
     ),
 )
-_CARD_TO_DECIDE = locked(
-    of_company(
-        Card,
-        Card.provider == bindparam("provider"),
-        Card.provider_card_id == bindparam("provider_card_id"),
+# The provider's real-time request: the card's values over its table (`PurchaseCard`), run
+# below SQLAlchemy's execution (`db.driver_statements`), with the same two facts.
+_cards = cast(Table, Card.__table__)
+_PURCHASE_CARD = for_update(
+    select(
+        _cards.c.id,
+        _cards.c.user_id,
+        _cards.c.provider,
+        _cards.c.currency,
+        _cards.c.status,
+        _cards.c.ledger_account_id,
+        exists()
+        .where(PartnerHostedConfig.company_id == _cards.c.company_id)
+        .label("partner_hosted"),
+        exists()
+        .where(
+            AuthorizationRule.company_id == _cards.c.company_id,
+            AuthorizationRule.active == true(),
+        )
+        .label("rules"),
+    ).where(
+        _cards.c.company_id == bindparam("company_id", type_=BigInteger),
+        _cards.c.provider == bindparam("provider", type_=String),
+        _cards.c.provider_card_id == bindparam("provider_card_id", type_=String),
     )
-).add_columns(*_CONFIGURED)
+)
 _USER_CARD_TO_DECIDE = locked(
     of_company(Card, Card.id == bindparam("card_id"), Card.user_id == bindparam("user_id"))
 ).add_columns(*_CONFIGURED)

@@ -29,6 +29,7 @@ from finplat.cards.repository import CardRepository
 from finplat.cards.transactions import repository
 from finplat.cards.transactions.models import CardTransaction, CardTransactionEvent
 from finplat.cards.transactions.purchase import EventType, hold_due, status_of
+from finplat.cards.transactions.purchase_card import PurchaseCard
 from finplat.cards.transactions.repository import CardTransactionRepository
 from finplat.db.tenancy import bind_company
 from finplat.db.unit_of_work import unit_of_work
@@ -37,7 +38,7 @@ from finplat.events import service as events
 from finplat.kit.clock import utcnow
 from finplat.kit.money import from_minor
 from finplat.ledger import service as ledger
-from finplat.ledger.core import Leg
+from finplat.ledger.core import Leg, PostingAccount
 from finplat.ledger.models import LedgerAccount
 from finplat.ledger.service import CompanyAccount
 from finplat.loyalty import accrual as loyalty
@@ -195,13 +196,13 @@ async def authorize_decided(
 
 async def hold_approved(
     session: AsyncSession,
-    card: Card,
+    card: PurchaseCard,
     *,
     authorization_id: str,
     merchant: str,
     amount_minor: int,
-    account: LedgerAccount,
-    settlement: LedgerAccount,
+    account: PostingAccount,
+    settlement: PostingAccount,
 ) -> int:
     """The hold of a purchase the platform's own decision approves, taken under the card's
     lock before the purchase is written, so that the purchase is written once, with it
@@ -219,7 +220,9 @@ async def hold_approved(
     return hold.transfer_id
 
 
-async def release_unrecorded_hold(session: AsyncSession, card: Card, transfer_id: int) -> None:
+async def release_unrecorded_hold(
+    session: AsyncSession, card: PurchaseCard, transfer_id: int
+) -> None:
     """A `hold_approved` whose purchase the provider had asked for before (its authorization
     id already decided): the first decision stands, and this hold is released."""
     await ledger.void_pending(session, company_id=card.company_id, pending_id=transfer_id)

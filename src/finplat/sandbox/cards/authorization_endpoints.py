@@ -20,6 +20,7 @@ from finplat.cards.funding.schemas import CardCurrency, cents
 from finplat.cards.schemas import CardIdPath
 from finplat.cards.transactions import decision, follow_up, service
 from finplat.cards.transactions.models import CardTransaction
+from finplat.cards.transactions.purchase_card import PurchaseCard
 from finplat.cards.transactions.schemas import MID_PATTERN, CardPurchase, RuleFired
 from finplat.config import Settings
 from finplat.errors import error_responses
@@ -175,7 +176,7 @@ async def cards_sandbox_authorize(
     decided = await decision.decide(
         session,
         company_id=company_id,
-        card=card,
+        card=PurchaseCard.of(card),
         configured=configured,
         allow_loopback=bool(request.app.state.settings.allow_loopback_webhooks),
         request=decision.AuthorizationRequest(
