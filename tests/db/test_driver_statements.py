@@ -207,3 +207,42 @@ async def test_a_lost_connection_is_invalidated_and_not_lent_again() -> None:
             company = await session.get(Company, env.company_id)
             assert company is not None
             assert company.name == "Isolated"
+
+
+async def test_the_sessions_connection_is_kept_for_its_transaction_and_asked_for_after_it() -> None:
+    async with isolated("driver-connection-kept") as env:
+        factory: async_sessionmaker[AsyncSession] = env.app.state.session_factory
+        async with factory() as session:
+            first = await driver_statements.connection_of(session)
+            assert await driver_statements.connection_of(session) is first
+            assert await session.connection() is first
+            await driver_statements.execute(
+                first, RENAME, {"c_id": env.company_id, "c_name": "Kept Ltd", "c_at": AT}
+            )
+            await session.commit()
+            after = await driver_statements.connection_of(session)
+            assert after is await session.connection()
+            assert not after.closed
+            rows = await driver_statements.returning(after, NAME_OF, {"c_id": env.company_id})
+            assert rows[0].name == "Kept Ltd"
+
+
+@pytest.mark.skipif(backend() != "postgresql", reason="PostgreSQL's driver")
+async def test_a_lost_connection_is_not_kept_for_the_next_transaction() -> None:
+    async with isolated("driver-connection-lost") as env:
+        factory: async_sessionmaker[AsyncSession] = env.app.state.session_factory
+        async with factory() as session:
+            lost = await driver_statements.connection_of(session)
+            raw: Any = (await lost.get_raw_connection()).driver_connection
+            async with factory() as other:
+                await other.execute(
+                    text("SELECT pg_terminate_backend(:pid)"), {"pid": raw.get_server_pid()}
+                )
+            with pytest.raises(sa_exc.DBAPIError):
+                await driver_statements.execute(
+                    lost, RENAME, {"c_id": env.company_id, "c_name": "Lost Ltd", "c_at": AT}
+                )
+            await session.rollback()
+            live = await driver_statements.connection_of(session)
+            rows = await driver_statements.returning(live, NAME_OF, {"c_id": env.company_id})
+            assert rows[0].name == "Isolated"

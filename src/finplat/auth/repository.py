@@ -6,7 +6,7 @@ from sqlalchemy import bindparam, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from finplat.auth.models import ApiKey, OperatorKey
-from finplat.db import prepared
+from finplat.db import driver_statements, prepared
 from finplat.kit.clock import utcnow
 
 
@@ -27,7 +27,7 @@ _KEY_IS_ACTIVE_SQL = "SELECT id FROM api_keys WHERE id = $1 AND revoked_at IS NU
 
 
 async def is_active(session: AsyncSession, key_id: int) -> bool:
-    connection = await session.connection()
+    connection = await driver_statements.connection_of(session)
     if connection.dialect.name == "postgresql":
         # A plain read: in autocommit before the request's first write, like every such read
         # (`finplat.db.postgres_reads`), or inside the transaction the connection is in.

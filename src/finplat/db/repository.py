@@ -60,7 +60,7 @@ class CompanyRepository(Generic[ModelT]):
         """A row of this company written with an INSERT built once per model, not an object
         of the session: for rows the request does not read back (the ORM's flush of a new
         object costs nearly three times the statement, docs/performance.md)."""
-        connection = await self.session.connection()
+        connection = await driver_statements.connection_of(self.session)
         values = {**values, "company_id": self.company_id}
         await driver_statements.execute(connection, _insert(self.model), values)
 
@@ -83,7 +83,7 @@ class CompanyRepository(Generic[ModelT]):
         """`create_unless_taken` answering the new row's id only (None when a unique key of
         the table already holds such a row), for a caller that holds what it wrote: no object
         of the session is loaded. Built once per model and database."""
-        connection = await self.session.connection()
+        connection = await driver_statements.connection_of(self.session)
         statement = _inserted_ids(self.model)[connection.dialect.name]
         values = {**values, "company_id": self.company_id}
         inserted = await driver_statements.returning(connection, statement, values)
@@ -110,7 +110,7 @@ class CompanyRepository(Generic[ModelT]):
                 state.dict[state.mapper.get_property_by_column(column).key] = value
         params = {f"v_{key}": value for key, value in values.items()}
         params[COMPANY_PARAM], params["r_object_id"] = self.company_id, state.identity[0]
-        connection = await self.session.connection()
+        connection = await driver_statements.connection_of(self.session)
         written = await driver_statements.execute(
             connection, _update(table, frozenset(values)), params
         )

@@ -42,7 +42,7 @@ async def insert(session: AsyncSession, **values: Any) -> int | None:
     """
     values["request_method"] = values["request_method"][:8]
     values["request_path"] = values["request_path"][:512]
-    connection = await session.connection()
+    connection = await driver_statements.connection_of(session)
     inserted = await driver_statements.returning(
         connection, _INSERT[connection.dialect.name], values
     )
@@ -57,7 +57,7 @@ async def update_owned(session: AsyncSession, *, record_id: int, token: str, **v
     part of its cost. The row id came from a company-scoped lookup and the lease token is a random
     secret of this request, so the company needs no second filter here.
     """
-    connection = await session.connection()
+    connection = await driver_statements.connection_of(session)
     changed = await driver_statements.execute(
         connection, _UPDATE_OWNED, {"owned_id": record_id, "owned_token": token, **values}
     )

@@ -196,7 +196,7 @@ async def account_with_totals_and_owned(
     """The company's account `account_id` with its `balance_totals`, and the owner's account
     of `code` in `currency`, as values (`AccountTerms`), in one statement; None for either
     that the company does not have."""
-    connection = await session.connection()
+    connection = await driver_statements.connection_of(session)
     params = {
         "company_id": company_id,
         "account_id": account_id,
@@ -365,7 +365,7 @@ _TRANSFER_STATUS = select(_TRANSFERS.c.kind, _TRANSFERS.c.status).where(
 
 async def _connection(session: AsyncSession) -> AsyncConnection:
     """The session's connection, in its transaction (Core statements, no ORM layer)."""
-    return await session.connection()
+    return await driver_statements.connection_of(session)
 
 
 async def apply_delta(

@@ -213,7 +213,7 @@ async def receive(
             "processed_at": now,
             "duplicates": 0,
         }
-        connection = await session.connection()
+        connection = await driver_statements.connection_of(session)
         inserted = await driver_statements.returning(
             connection, _LOG[connection.dialect.name], logged
         )

@@ -72,7 +72,7 @@ class FundingRepository(CompanyRepository[CardFunding]):
             "f_now": now,
             "f_movement_id": movement_id,
         }
-        connection = await self.session.connection()
+        connection = await driver_statements.connection_of(self.session)
         return await driver_statements.execute(connection, _COMPLETE_IF_PENDING, params) == 1
 
     async def take_provider_call(

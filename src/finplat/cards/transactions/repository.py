@@ -45,7 +45,7 @@ class CardTransactionRepository(CompanyRepository[CardTransaction]):
 
     async def add_event(self, values: dict[str, Any]) -> None:
         """A purchase's event recorded (its provider event id unique in the company)."""
-        connection = await self.session.connection()
+        connection = await driver_statements.connection_of(self.session)
         values = {**values, "company_id": self.company_id}
         await driver_statements.execute(connection, _INSERT_EVENT, values)
 
@@ -125,7 +125,7 @@ async def card_to_decide(
 ) -> tuple[PurchaseCard, bool, bool] | None:
     """The card a provider's real-time request names, locked, as values, with whether its
     company hosts its balances at a partner and whether it has an active authorization rule."""
-    connection = await session.connection()
+    connection = await driver_statements.connection_of(session)
     params = {"company_id": company_id, "provider": provider, "provider_card_id": provider_card_id}
     rows = await driver_statements.returning(connection, _PURCHASE_CARD, params)
     if not rows:

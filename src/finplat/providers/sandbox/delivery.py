@@ -256,7 +256,9 @@ async def _release(
 ) -> None:
     """Release a claimed callback with `release` (`_SENT` or `_RETRY`), its time `at`."""
     await driver_statements.execute(
-        await session.connection(), release, {"d_id": callback_id, "d_token": token, "d_at": at}
+        await driver_statements.connection_of(session),
+        release,
+        {"d_id": callback_id, "d_token": token, "d_at": at},
     )
 
 

@@ -25,7 +25,7 @@ from sqlalchemy import (
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm import Mapped, mapped_column
 
-from finplat.db import prepared
+from finplat.db import driver_statements, prepared
 from finplat.db.base import Base, BigIntId
 from finplat.db.dialect import upsert
 from finplat.db.unit_of_work import unit_of_work
@@ -140,7 +140,7 @@ async def take(
             rows = await prepared.fetch(pg, _TAKE_SQL, company_id, provider, operation)
         return Fault(FaultMode(rows[0][0]), rows[0][1]) if rows else None
     async with unit_of_work(factory) as session:
-        connection = await session.connection()
+        connection = await driver_statements.connection_of(session)
         row = (
             await connection.execute(
                 _TAKE,

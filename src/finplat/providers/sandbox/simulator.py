@@ -93,7 +93,7 @@ class Simulator:
         event_id = f"{self.provider}_evt_{uuid.uuid4().hex}"
         now = utcnow()
         await driver_statements.execute(
-            await session.connection(),
+            await driver_statements.connection_of(session),
             _QUEUE,
             {
                 "provider": self.provider,

@@ -122,7 +122,7 @@ class SandboxBankingCore:
     ) -> None:
         """Change a budget's balance by `amount_minor` (negative takes money out) and record
         the movement; refuses a currency the budget does not hold or a balance below zero."""
-        connection = await session.connection()
+        connection = await driver_statements.connection_of(session)
         moved = await driver_statements.execute(
             connection,
             _MOVE,

@@ -95,7 +95,7 @@ class SandboxTransfers(SandboxBankingCore):
                 "created_at": now,
                 "completed_at": now if status is ProviderTransferStatus.COMPLETED else None,
             }
-            connection = await session.connection()
+            connection = await driver_statements.connection_of(session)
             inserted = await driver_statements.execute(
                 connection, _NEW_TRANSFER[connection.dialect.name], values
             )

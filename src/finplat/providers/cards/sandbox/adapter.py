@@ -241,7 +241,7 @@ class SandboxCardProgram:
             authorization_id=authorization_id,
         )
         await driver_statements.execute(
-            await session.connection(),
+            await driver_statements.connection_of(session),
             movements.RECORD_TRANSACTION,
             {
                 "company_id": row.company_id,
@@ -426,7 +426,7 @@ class SandboxCardProgram:
         scoped = bulk_loads.scoped_key(self.name, company_id, key)
         async with unit_of_work(self.factory) as session:
             movement_id = f"{self.name}_mov_{uuid.uuid4().hex[:24]}"
-            connection = await session.connection()
+            connection = await driver_statements.connection_of(session)
             inserted = await driver_statements.execute(
                 connection,
                 movements.INSERT[connection.dialect.name],
