@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Annotated
 
-from fastapi import Header, Request
+from fastapi import Request
 from pydantic import BaseModel
 
 from finplat.config import Settings
@@ -50,19 +49,19 @@ class CallbackReceipt(BaseModel):
     "provider's retry is processed.",
     responses=error_responses(400, 401, 409, 503),
     openapi_extra={
+        "parameters": inbound.SIGNED_HEADERS_OPENAPI,
         "requestBody": {
             "required": True,
             "content": {"application/json": {"schema": {"type": "object"}}},
-        }
+        },
     },
 )
 async def receive_callback(
     provider: ExternalProvider,
     request: Request,
-    signature: Annotated[str | None, Header(alias=inbound.SIGNATURE_HEADER)] = None,
-    timestamp: Annotated[str | None, Header(alias=inbound.TIMESTAMP_HEADER)] = None,
 ) -> CallbackReceipt:
     settings: Settings = request.app.state.settings
+    signature, timestamp = inbound.signed_headers(request.headers)
     if not settings.provider_callback_secret:
         raise CallbacksNotConfigured()
     receipt = await inbound.receive(

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Annotated, Any
 
-from fastapi import Header, Request
+from fastapi import Request
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from finplat.cards.errors import CardNotFound
@@ -75,19 +75,19 @@ class AuthorizationAnswer(BaseModel):
     "top-ups (failed transaction, low balance) follow in the background, within seconds.",
     responses=error_responses(400, 401, 404, 503),
     openapi_extra={
+        "parameters": inbound.SIGNED_HEADERS_OPENAPI,
         "requestBody": {
             "required": True,
             "content": {"application/json": {"schema": {"type": "object"}}},
-        }
+        },
     },
 )
 async def provider_authorization_request(
     provider: str,
     request: Request,
-    signature: Annotated[str | None, Header(alias=inbound.SIGNATURE_HEADER)] = None,
-    timestamp: Annotated[str | None, Header(alias=inbound.TIMESTAMP_HEADER)] = None,
 ) -> AuthorizationAnswer:
     settings: Settings = request.app.state.settings
+    signature, timestamp = inbound.signed_headers(request.headers)
     if not settings.provider_callback_secret:
         raise AuthorizationsNotConfigured()
     if provider not in {p.value for p in BankProvider}:
