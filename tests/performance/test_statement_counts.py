@@ -68,10 +68,12 @@ UNLOAD_BUDGET = (24, 4, 0)
 # decision said whether the balance is a partner's, which has none), one commit for the answer's
 # reads.
 AUTHORIZATION_BUDGET = (24, 6, 0)
-# The card provider's real-time request alone (issue 32's decision; no key to check): the
-# decision above (a company that does not exist holds no card: the card's read answers for
-# it), its purchase marked due for the background follow-up in the same insert, one commit.
-DECISION_BUDGET = (7, 1, 0)
+# The card provider's real-time request alone (issue 32's decision; no key to check): the card
+# read with its lock, the two facts and the terms of its purchase's two accounts (a company
+# that does not exist holds no card: the card's read answers for it), no balance read (the
+# hold's conditional UPDATE judges it), the hold, its purchase marked due for the background
+# follow-up in the same insert, one commit (5 statements on PostgreSQL).
+DECISION_BUDGET = (6, 1, 0)
 # A transfer between two budgets of an account: the key's claim; the account (the user read only
 # when the account is not theirs), both budgets in one read and both balances in another; the
 # reservation (its two accounts read, each balance row changed, the transfer with its entries)

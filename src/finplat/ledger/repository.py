@@ -72,42 +72,25 @@ _OWNED_OR_BY_ID = (
 )
 _FIND_ACCOUNTS_AND_IDS = select(LedgerAccount).where(*_OWNED_OR_BY_ID)
 
-# The real-time card decision's read (its budget is the card network's): the card's account
-# with its balance, and the company's account it holds against, as plain values over the
-# tables, run below SQLAlchemy's execution (`db.driver_statements`): loading two entities
-# through the ORM cost twice the statement. Only the account asked for by id joins its shards
-# (a settlement account has many).
+# An account's posting terms and the owner's account of a code, as values over the table, run
+# below SQLAlchemy's execution (`db.driver_statements`): a card purchase's two sides, where
+# loading two entities through the ORM cost twice the statement.
 _accounts = cast(Table, LedgerAccount.__table__)
-_shards = cast(Table, LedgerBalance.__table__)
-_ACCOUNT_WITH_TOTALS_AND_OWNED = (
-    select(
-        _accounts.c.id,
-        _accounts.c.company_id,
-        _accounts.c.currency,
-        _accounts.c.allow_negative,
-        _accounts.c.shard_count,
-        func.sum(_shards.c.posted).label("posted"),
-        func.sum(_shards.c.pending_debits).label("pending_debits"),
-        func.sum(_shards.c.pending_credits).label("pending_credits"),
-    )
-    .select_from(
-        _accounts.outerjoin(
-            _shards,
-            (_shards.c.account_id == _accounts.c.id)
-            & (_accounts.c.id == bindparam("account_id", type_=BigInteger)),
-        )
-    )
-    .where(
-        _accounts.c.company_id == bindparam("company_id", type_=BigInteger),
-        or_(
-            _accounts.c.id == bindparam("account_id", type_=BigInteger),
-            (_accounts.c.code == bindparam("code", type_=String))
-            & (_accounts.c.owner_type == bindparam("owner_type", type_=String))
-            & (_accounts.c.owner_id == bindparam("owner_id", type_=String))
-            & (_accounts.c.currency == bindparam("currency", type_=String)),
-        ),
-    )
-    .group_by(_accounts.c.id)
+_ACCOUNT_AND_OWNED = select(
+    _accounts.c.id,
+    _accounts.c.company_id,
+    _accounts.c.currency,
+    _accounts.c.allow_negative,
+    _accounts.c.shard_count,
+).where(
+    _accounts.c.company_id == bindparam("company_id", type_=BigInteger),
+    or_(
+        _accounts.c.id == bindparam("account_id", type_=BigInteger),
+        (_accounts.c.code == bindparam("code", type_=String))
+        & (_accounts.c.owner_type == bindparam("owner_type", type_=String))
+        & (_accounts.c.owner_id == bindparam("owner_id", type_=String))
+        & (_accounts.c.currency == bindparam("currency", type_=String)),
+    ),
 )
 
 
@@ -183,7 +166,7 @@ async def find_accounts_and_ids(
     return by_code, {a.id: a for a in found if a.id in wanted_ids}
 
 
-async def account_with_totals_and_owned(
+async def account_and_owned(
     session: AsyncSession,
     *,
     company_id: int,
@@ -192,10 +175,9 @@ async def account_with_totals_and_owned(
     owner_type: str,
     owner_id: str,
     currency: str,
-) -> tuple[tuple[AccountTerms, tuple[int, int, int]] | None, AccountTerms | None]:
-    """The company's account `account_id` with its `balance_totals`, and the owner's account
-    of `code` in `currency`, as values (`AccountTerms`), in one statement; None for either
-    that the company does not have."""
+) -> tuple[AccountTerms | None, AccountTerms | None]:
+    """The company's account `account_id` and the owner's account of `code` in `currency`, as
+    values (`AccountTerms`), in one statement; None for either the company does not have."""
     connection = await driver_statements.connection_of(session)
     params = {
         "company_id": company_id,
@@ -205,21 +187,13 @@ async def account_with_totals_and_owned(
         "owner_id": owner_id,
         "currency": currency,
     }
-    by_id: tuple[AccountTerms, tuple[int, int, int]] | None = None
-    owned = None
-    for row in await driver_statements.returning(
-        connection, _ACCOUNT_WITH_TOTALS_AND_OWNED, params
-    ):
+    by_id = owned = None
+    for row in await driver_statements.returning(connection, _ACCOUNT_AND_OWNED, params):
         terms = AccountTerms(
             row.id, row.company_id, row.currency, row.allow_negative, row.shard_count
         )
         if row.id == account_id:
-            sums = (
-                int(row.posted or 0),
-                int(row.pending_debits or 0),
-                int(row.pending_credits or 0),
-            )
-            by_id = (terms, sums)
+            by_id = terms
         else:
             owned = terms
     return by_id, owned

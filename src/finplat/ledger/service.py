@@ -300,13 +300,13 @@ async def account_and_company_account(
     account_id: int,
     kind: CompanyAccount,
     currency: str,
-) -> tuple[PostingAccount, Balance, PostingAccount] | None:
-    """The company's account `account_id` with its balance, and the company's own account of
-    `kind` in `currency` (created on first use, as `company_account`), read as plain values in
-    one statement: what a hold needs, for a caller that does not change either account.
-    None when `account_id` is not the company's."""
+) -> tuple[PostingAccount, PostingAccount] | None:
+    """The company's account `account_id` and its own account of `kind` in `currency`
+    (created on first use, as `company_account`), read as plain values in one statement:
+    what a posting needs of them, for a caller that changes neither. None when `account_id`
+    is not the company's."""
     key = company_key(company_id, kind)
-    found, own = await repository.account_with_totals_and_owned(
+    account, own = await repository.account_and_owned(
         session,
         company_id=company_id,
         account_id=account_id,
@@ -315,11 +315,9 @@ async def account_and_company_account(
         owner_id=key.owner_id,
         currency=currency,
     )
-    if found is None:
+    if account is None:
         return None
-    account, sums = found
-    other = own or await _account_of_key(session, company_id, currency, key)
-    return account, Balance(account.id, account.currency, *sums), other
+    return account, own or await _account_of_key(session, company_id, currency, key)
 
 
 def _owned_by_company(
@@ -734,6 +732,8 @@ async def _debit_guarded(
         session, account_id=account.id, shard=first, delta=delta, guarded=True, covered=covered
     ):
         return [Entry(account.id, first, layer, amount)]
+    if account.shard_count == 1:  # its one shard could not cover it
+        raise InsufficientFunds()
     available = await repository.available_by_shard(session, account_id=account.id)
     candidates = [shard for shard, held in available.items() if shard != first and held >= -amount]
     random.shuffle(candidates)
@@ -742,8 +742,6 @@ async def _debit_guarded(
             session, account_id=account.id, shard=shard, delta=delta, guarded=True, covered=covered
         ):
             return [Entry(account.id, shard, layer, amount)]
-    if account.shard_count == 1:
-        raise InsufficientFunds()
     shards = await repository.lock_shards(session, account_id=account.id)
     if sum(s.posted - s.pending_debits for s in shards) < -amount:
         raise InsufficientFunds()

@@ -123,6 +123,46 @@ async def test_a_card_whose_account_is_not_linked_is_decided_on_the_account_it_g
     assert await card_balance(api, card) == Decimal(6)
 
 
+async def test_a_request_beyond_the_balance_is_approved_for_what_is_available_if_partial(
+    api: httpx.AsyncClient,
+    anonymous: httpx.AsyncClient,
+    app: FastAPI,
+    settings: Settings,
+    tenant: Tenant,
+) -> None:
+    card = await funded_card(api, 10)
+    payload = {
+        **_request(tenant.company_id, await provider_card_ref(app, card), "net-rt-part", 1500),
+        "partialApproval": True,
+    }
+    answer = await ask_in_real_time(anonymous, settings.provider_callback_secret, payload)
+    assert answer.status_code == 200, answer.text
+    body = answer.json()
+    assert (body["Approved"], body["ApprovedAmountMinor"], body["ResponseCode"]) == (
+        True,
+        1000,
+        "10",
+    )
+    assert await card_balance(api, card) == Decimal(0)
+
+
+async def test_a_declined_request_holds_nothing(
+    api: httpx.AsyncClient,
+    anonymous: httpx.AsyncClient,
+    app: FastAPI,
+    settings: Settings,
+    tenant: Tenant,
+) -> None:
+    card = await funded_card(api, 10)
+    answer = await ask_in_real_time(
+        anonymous,
+        settings.provider_callback_secret,
+        _request(tenant.company_id, await provider_card_ref(app, card), "net-rt-none", 1001),
+    )
+    assert answer.json()["DeclineReason"] == "INSUFFICIENT_FUNDS"
+    assert await card_balance(api, card) == Decimal(10)
+
+
 async def test_a_repeated_request_answers_its_first_decline_even_once_funds_arrive(
     api: httpx.AsyncClient,
     anonymous: httpx.AsyncClient,

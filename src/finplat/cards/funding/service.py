@@ -54,7 +54,7 @@ from finplat.ledger import repository as ledger_repository
 from finplat.ledger import service as ledger
 from finplat.ledger.core import Leg, PostingAccount
 from finplat.ledger.models import LedgerAccount
-from finplat.ledger.service import Balance, CompanyAccount
+from finplat.ledger.service import CompanyAccount
 from finplat.providers.calls import CallPolicy, commit_then_call
 from finplat.providers.cards.port import (
     CardAction,
@@ -203,20 +203,18 @@ async def _funding_accounts(
 
 @dataclass(frozen=True)
 class PurchaseAccounts:
-    """The two sides of a card purchase and what the card holds."""
+    """The two sides of a card purchase."""
 
     card: PostingAccount
     settlement: PostingAccount
-    balance: Balance
 
 
 async def purchase_accounts(
     session: AsyncSession, *, company_id: int, card_account_id: int, currency: str
 ) -> PurchaseAccounts | None:
-    """The two sides of a card purchase, read as values in one statement with the card's
-    balance: the card's account (`card_account_id`, the card's `ledger_account_id`) and the
-    company's settlement account in the card's `currency`. None when the company has no
-    account `card_account_id`."""
+    """The two sides of a card purchase, read as values in one statement: the card's account
+    (`card_account_id`, the card's `ledger_account_id`) and the company's settlement account
+    in the card's `currency`. None when the company has no account `card_account_id`."""
     found = await ledger.account_and_company_account(
         session,
         company_id=company_id,
@@ -224,10 +222,7 @@ async def purchase_accounts(
         kind=CompanyAccount.SETTLEMENT,
         currency=currency,
     )
-    if found is None:
-        return None
-    account, balance, settlement = found
-    return PurchaseAccounts(account, settlement, balance)
+    return None if found is None else PurchaseAccounts(*found)
 
 
 async def _with_card_account(

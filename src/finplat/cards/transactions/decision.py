@@ -44,7 +44,8 @@ from finplat.cards.transactions.purchase import PurchaseStatus
 from finplat.cards.transactions.purchase_card import PurchaseCard
 from finplat.cards.transactions.repository import CardTransactionRepository
 from finplat.kit.clock import utcnow
-from finplat.ledger.core import PostingAccount
+from finplat.ledger import service as ledger
+from finplat.ledger.service import InsufficientFunds
 from finplat.partner_hosted import authorizations as partner
 from finplat.partner_hosted.authorizations import Hosting, PartnerDecision
 from finplat.partner_hosted.notifications import notify
@@ -192,46 +193,30 @@ async def decide(
     }
     if hosting is not None:
         return await _decide_with_partner(session, hosting, card, request, purchase, configured)
-    judged = await _judge(
-        session,
-        card,
-        request,
-        balance_here=True,
-        rules_here=configured is None or configured.rules,
-    )
+    judged = await _judge(session, card, request, rules_here=configured is None or configured.rules)
     rules = judged.rules
     purchase["rules_fired"] = json.dumps(rules.fired if rules else [])
-    hold_id = None
-    if judged.reason is None:
-        assert judged.account is not None
-        assert judged.settlement is not None
-        hold_id = await service.hold_approved(
-            session,
-            card,
-            authorization_id=request.authorization_id,
-            merchant=request.merchant,
-            amount_minor=judged.approved_minor,
-            account=judged.account,
-            settlement=judged.settlement,
-        )
-        partial = judged.approved_minor < request.amount_minor
+    held = None if judged.reason is not None else await _held(session, card, request)
+    if held is not None:
+        hold_id, approved_minor = held
+        partial = approved_minor < request.amount_minor
         purchase |= {
             "status": PurchaseStatus.AUTHORIZED.value,
             "response_code": PARTIALLY_APPROVED if partial else APPROVED,
-            "authorized_minor": judged.approved_minor,
+            "authorized_minor": approved_minor,
             "authorized_at": utcnow(),
-            "held_minor": judged.approved_minor,
+            "held_minor": approved_minor,
             "hold_transfer_id": hold_id,
         }
     else:
-        purchase |= _declined(judged.reason, rules)
+        purchase |= _declined(judged.reason or INSUFFICIENT_FUNDS, rules)
     # Written once, with its decision: the authorization id's unique key finds an ask the
     # provider repeats (the card's lock orders the two), whose first decision stands. Only its
     # id comes back: the answer is what was written.
     txn_id = await txns.insert_unless_taken(purchase)
     if txn_id is None:
-        if hold_id is not None:
-            await service.release_unrecorded_hold(session, card, hold_id)
+        if held is not None:
+            await service.release_unrecorded_hold(session, card, held[0])
         earlier = await txns.by_authorization(card.provider, request.authorization_id)
         assert earlier is not None
         return _answer(earlier, partner_hosted=False)
@@ -277,11 +262,7 @@ async def _decide_with_partner(
         assert earlier is not None
         return _answer(earlier, partner_hosted=True)
     judged = await _judge(
-        session,
-        asked,
-        request,
-        balance_here=False,
-        rules_here=configured is None or configured.rules,
+        session, asked, request, rules_here=configured is None or configured.rules
     )
     reason, approved_minor, rules = judged.reason, judged.approved_minor, judged.rules
     if reason is None:
@@ -349,10 +330,6 @@ class _Judgement:
     reason: str | None
     approved_minor: int
     rules: evaluation.Outcome | None = None
-    # The card's ledger account and the settlement account when the balance was read: the
-    # hold needs them next.
-    account: PostingAccount | None = None
-    settlement: PostingAccount | None = None
 
 
 async def _judge(
@@ -360,12 +337,11 @@ async def _judge(
     card: PurchaseCard,
     request: AuthorizationRequest,
     *,
-    balance_here: bool,
     rules_here: bool,
 ) -> _Judgement:
     """The card's state first, then the company's rules (each evaluated and reported; none
-    when the company has none: `rules_here` false), then the available balance (when it is
-    finplat's: `balance_here`)."""
+    when the company has none: `rules_here` false). The balance is the hold's to judge
+    (`_held`) when it is finplat's, the partner's when it is the partner's."""
     state = STATE_REASONS.get(CardStatus(card.status))
     if state is not None:
         return _Judgement(state, 0)
@@ -388,18 +364,50 @@ async def _judge(
         )
     if rules.declined_by is not None:
         return _Judgement(RULE_DECLINED, 0, rules)
-    if not balance_here:
-        return _Judgement(None, request.amount_minor, rules)
+    return _Judgement(None, request.amount_minor, rules)
+
+
+async def _held(
+    session: AsyncSession, card: PurchaseCard, request: AuthorizationRequest
+) -> tuple[int, int] | None:
+    """The purchase held on the card's available balance (posted - holds): the amount asked
+    for, else, for a merchant that accepts a partial approval, what is available; `(hold's
+    transfer id, amount held)`, or None when nothing can be (`INSUFFICIENT_FUNDS`). The hold's
+    own conditional UPDATE judges the balance (`require_available`), so an approval reads no
+    balance first; only a partial approval reads what is left."""
     sides = await _purchase_accounts(session, card)
-    account, settlement, available = sides.card, sides.settlement, sides.balance.available
-    if available >= request.amount_minor:
-        return _Judgement(None, request.amount_minor, rules, account, settlement)
-    if request.partial_allowed and available > 0:
-        return _Judgement(None, available, rules, account, settlement)
-    return _Judgement(INSUFFICIENT_FUNDS, 0, rules, account, settlement)
+
+    async def hold(amount_minor: int) -> int | None:
+        try:
+            return await service.hold_approved(
+                session,
+                card,
+                authorization_id=request.authorization_id,
+                merchant=request.merchant,
+                amount_minor=amount_minor,
+                account=sides.card,
+                settlement=sides.settlement,
+            )
+        except InsufficientFunds:
+            return None
+
+    hold_id = await hold(request.amount_minor)
+    if hold_id is not None:
+        return hold_id, request.amount_minor
+    if not request.partial_allowed:
+        return None
+    available = (
+        await ledger.balance(session, company_id=card.company_id, account_id=sides.card.id)
+    ).available
+    if available <= 0:
+        return None
+    hold_id = await hold(available)
+    return None if hold_id is None else (hold_id, available)
 
 
 async def _purchase_accounts(session: AsyncSession, card: PurchaseCard) -> funding.PurchaseAccounts:
+    if card.account is not None and card.settlement is not None:
+        return funding.PurchaseAccounts(card.account, card.settlement)
     if card.ledger_account_id is not None:
         sides = await funding.purchase_accounts(
             session,

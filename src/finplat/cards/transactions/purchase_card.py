@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from finplat.cards.models import Card
+from finplat.ledger.core import AccountTerms
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,6 +21,11 @@ class PurchaseCard:
     status: str
     # None for a card whose ledger account is not opened yet: the decision opens it.
     ledger_account_id: int | None
+    # The purchase's two sides (the card's account, the company's settlement account in the
+    # card's currency) when read with the card: their terms never change, so the card's
+    # statement can read them; else the decision reads them.
+    account: AccountTerms | None = None
+    settlement: AccountTerms | None = None
 
     @classmethod
     def of(cls, card: Card) -> PurchaseCard:

@@ -15,8 +15,10 @@ from finplat.cards.models import Card
 from finplat.cards.transactions.models import CardTransaction, CardTransactionEvent
 from finplat.cards.transactions.purchase_card import PurchaseCard
 from finplat.db import driver_statements
-from finplat.db.dialect import for_update
 from finplat.db.repository import COMPANY_PARAM, CompanyRepository, locked, of_company
+from finplat.ledger.core import AccountTerms
+from finplat.ledger.models import LedgerAccount
+from finplat.ledger.service import CompanyAccount
 from finplat.partner_hosted.models import PartnerHostedConfig
 
 
@@ -123,14 +125,37 @@ class CardTransactionRepository(CompanyRepository[CardTransaction]):
 async def card_to_decide(
     session: AsyncSession, *, company_id: int, provider: str, provider_card_id: str
 ) -> tuple[PurchaseCard, bool, bool] | None:
-    """The card a provider's real-time request names, locked, as values, with whether its
-    company hosts its balances at a partner and whether it has an active authorization rule."""
+    """The card a provider's real-time request names, locked, as values with its purchase's
+    two sides, and whether its company hosts its balances at a partner and whether it has an
+    active authorization rule."""
     connection = await driver_statements.connection_of(session)
-    params = {"company_id": company_id, "provider": provider, "provider_card_id": provider_card_id}
+    params = {
+        "company_id": company_id,
+        "owner_id": str(company_id),
+        "provider": provider,
+        "provider_card_id": provider_card_id,
+    }
     rows = await driver_statements.returning(connection, _PURCHASE_CARD, params)
     if not rows:
         return None
     row = rows[0]
+    account = settlement = None
+    if row.account_shards is not None:
+        account = AccountTerms(
+            row.ledger_account_id,
+            company_id,
+            row.currency,
+            row.account_negative,
+            row.account_shards,
+        )
+    if row.settlement_id is not None:
+        settlement = AccountTerms(
+            row.settlement_id,
+            company_id,
+            row.currency,
+            row.settlement_negative,
+            row.settlement_shards,
+        )
     card = PurchaseCard(
         row.id,
         company_id,
@@ -139,6 +164,8 @@ async def card_to_decide(
         row.currency,
         row.status,
         row.ledger_account_id,
+        account,
+        settlement,
     )
     return card, bool(row.partner_hosted), bool(row.rules)
 
@@ -238,9 +265,15 @@ _CONFIGURED = (
     ),
 )
 # The provider's real-time request: the card's values over its table (`PurchaseCard`), run
-# below SQLAlchemy's execution (`db.driver_statements`), with the same two facts.
+# below SQLAlchemy's execution (`db.driver_statements`), with the same two facts and the terms
+# of the purchase's two sides (the card's account, the company's settlement account in the
+# card's currency): they never change, so reading them under the card's lock is as good as
+# after it. The card's balance is not read here: in one statement with the lock, a decision
+# that waited for the lock would see the balance as it was before the one it waited for.
 _cards = cast(Table, Card.__table__)
-_PURCHASE_CARD = for_update(
+_card_account = cast(Table, LedgerAccount.__table__).alias("card_account")
+_settlement = cast(Table, LedgerAccount.__table__).alias("settlement")
+_PURCHASE_CARD = (
     select(
         _cards.c.id,
         _cards.c.user_id,
@@ -248,6 +281,11 @@ _PURCHASE_CARD = for_update(
         _cards.c.currency,
         _cards.c.status,
         _cards.c.ledger_account_id,
+        _card_account.c.allow_negative.label("account_negative"),
+        _card_account.c.shard_count.label("account_shards"),
+        _settlement.c.id.label("settlement_id"),
+        _settlement.c.allow_negative.label("settlement_negative"),
+        _settlement.c.shard_count.label("settlement_shards"),
         exists()
         .where(PartnerHostedConfig.company_id == _cards.c.company_id)
         .label("partner_hosted"),
@@ -257,11 +295,28 @@ _PURCHASE_CARD = for_update(
             AuthorizationRule.active == true(),
         )
         .label("rules"),
-    ).where(
+    )
+    .select_from(
+        _cards.outerjoin(
+            _card_account,
+            (_card_account.c.id == _cards.c.ledger_account_id)
+            & (_card_account.c.company_id == _cards.c.company_id)
+            & (_card_account.c.currency == _cards.c.currency),
+        ).outerjoin(
+            _settlement,
+            (_settlement.c.company_id == _cards.c.company_id)
+            & (_settlement.c.code == CompanyAccount.SETTLEMENT.value)
+            & (_settlement.c.owner_type == "company")
+            & (_settlement.c.owner_id == bindparam("owner_id", type_=String))
+            & (_settlement.c.currency == _cards.c.currency),
+        )
+    )
+    .where(
         _cards.c.company_id == bindparam("company_id", type_=BigInteger),
         _cards.c.provider == bindparam("provider", type_=String),
         _cards.c.provider_card_id == bindparam("provider_card_id", type_=String),
     )
+    .with_for_update(of=_cards)
 )
 _USER_CARD_TO_DECIDE = locked(
     of_company(Card, Card.id == bindparam("card_id"), Card.user_id == bindparam("user_id"))

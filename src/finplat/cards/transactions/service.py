@@ -207,7 +207,9 @@ async def hold_approved(
     """The hold of a purchase the platform's own decision approves, taken under the card's
     lock before the purchase is written, so that the purchase is written once, with it
     (`decision.decide`): its details name the card and the authorization id, the purchase
-    having no id yet. Returns the hold's transfer id."""
+    having no id yet. The card's available balance must cover it (`InsufficientFunds`, with
+    nothing changed), though a card's account may otherwise go negative (a clearing beyond
+    its hold). Returns the hold's transfer id."""
     hold = await ledger.create_pending(
         session,
         company_id=card.company_id,
@@ -215,6 +217,7 @@ async def hold_approved(
         code="card.purchase",
         expires_at=None,
         details={"cardId": card.id, "authorizationId": authorization_id, "merchant": merchant},
+        require_available=True,
         accounts=(account, settlement),
     )
     return hold.transfer_id
