@@ -12,7 +12,13 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from finplat.kit.clock import set_clock, utcnow
 from finplat.ledger import repository
 from finplat.ledger import service as ledger
-from finplat.ledger.core import MAX_BALANCE, LedgerRuleError, Leg, TransferStatus
+from finplat.ledger.core import (
+    MAX_BALANCE,
+    LedgerRuleError,
+    Leg,
+    PostingAccount,
+    TransferStatus,
+)
 from finplat.ledger.models import LedgerAccount, LedgerBalance, LedgerEntry, LedgerTransfer
 from finplat.ledger.verification import verify
 from tests.databases import backend
@@ -558,18 +564,25 @@ async def test_company_accounts_read_with_accounts_by_id_stay_the_company_s(
     assert by_id == {mine.card.id: mine.card}
 
 
+async def settlement_sides(
+    session: AsyncSession, company_id: int, account_id: int, currency: str = "USD"
+) -> tuple[PostingAccount, PostingAccount] | None:
+    """An account read as values with the company's settlement account in `currency`."""
+    return await ledger.account_and_company_account(
+        session,
+        company_id=company_id,
+        account_id=account_id,
+        kind=ledger.CompanyAccount.SETTLEMENT,
+        currency=currency,
+    )
+
+
 async def test_an_account_read_as_values_comes_with_the_company_account(
     session: AsyncSession,
 ) -> None:
     mine = await open_book(session, "Mine Ltd")
     await open_book(session, "Theirs Ltd")
-    found = await ledger.account_and_company_account(
-        session,
-        company_id=mine.company_id,
-        account_id=mine.card.id,
-        kind=ledger.CompanyAccount.SETTLEMENT,
-        currency="USD",
-    )
+    found = await settlement_sides(session, mine.company_id, mine.card.id)
     assert found is not None
     account, settlement = found
     assert (account.id, account.company_id, account.currency) == (
@@ -589,13 +602,7 @@ async def test_an_account_read_as_values_comes_with_the_company_account(
 
 async def test_another_company_s_account_is_not_read_as_values(session: AsyncSession) -> None:
     mine, theirs = await open_book(session, "Mine Ltd"), await open_book(session, "Theirs Ltd")
-    found = await ledger.account_and_company_account(
-        session,
-        company_id=mine.company_id,
-        account_id=theirs.card.id,
-        kind=ledger.CompanyAccount.SETTLEMENT,
-        currency="USD",
-    )
+    found = await settlement_sides(session, mine.company_id, theirs.card.id)
     assert found is None
 
 
@@ -612,13 +619,7 @@ async def test_the_company_account_read_with_an_account_is_opened_on_first_use(
         currency="EUR",
         allow_negative=True,
     )
-    found = await ledger.account_and_company_account(
-        session,
-        company_id=book.company_id,
-        account_id=euros.id,
-        kind=ledger.CompanyAccount.SETTLEMENT,
-        currency="EUR",
-    )
+    found = await settlement_sides(session, book.company_id, euros.id, "EUR")
     assert found is not None
     _, settlement = found
     opened = await ledger.find_company_account(
@@ -633,13 +634,7 @@ async def test_a_hold_on_accounts_read_as_values_posts_as_on_entities(
 ) -> None:
     book = await open_book(session)
     await fund(session, book, book.card, 1_000)
-    found = await ledger.account_and_company_account(
-        session,
-        company_id=book.company_id,
-        account_id=book.card.id,
-        kind=ledger.CompanyAccount.SETTLEMENT,
-        currency="USD",
-    )
+    found = await settlement_sides(session, book.company_id, book.card.id)
     assert found is not None
     account, settlement = found
     settled_before = await available(session, book, book.settlement)
