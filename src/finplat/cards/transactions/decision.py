@@ -2,9 +2,10 @@
 
 The answer comes from the card's available balance in the ledger (posted - holds) and the
 card's state, under the card's row lock (one card's decisions apply one after the other and
-never wait on another card's, let alone another company's). An approval takes the hold in the
-same transaction (`service.authorize_decided`), so parallel purchases can never approve more
-than the card has. Typed decline reasons:
+never wait on another card's, let alone another company's). An approval is the hold itself,
+taken in the same transaction (`service.hold_approved`): its conditional UPDATE refuses what
+the available balance does not cover, so parallel purchases can never approve more than the
+card has. Typed decline reasons:
 
 * `CARD_CANCELLED`, `CARD_FROZEN`, `SYSTEM_BLOCKED` (an unpaid decline fee), `CARD_INACTIVE`
   (not produced or not activated yet): the card's state;
