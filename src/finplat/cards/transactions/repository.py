@@ -18,7 +18,7 @@ from finplat.db import driver_statements
 from finplat.db.repository import COMPANY_PARAM, CompanyRepository, locked, of_company
 from finplat.ledger.core import AccountTerms
 from finplat.ledger.models import LedgerAccount
-from finplat.ledger.service import CompanyAccount
+from finplat.ledger.service import CompanyAccount, company_key
 from finplat.partner_hosted.models import PartnerHostedConfig
 
 
@@ -129,9 +129,12 @@ async def card_to_decide(
     two sides, and whether its company hosts its balances at a partner and whether it has an
     active authorization rule."""
     connection = await driver_statements.connection_of(session)
+    settlement_key = company_key(company_id, CompanyAccount.SETTLEMENT)
     params = {
         "company_id": company_id,
-        "owner_id": str(company_id),
+        "settlement_code": settlement_key.code,
+        "settlement_owner_type": settlement_key.owner_type,
+        "settlement_owner_id": settlement_key.owner_id,
         "provider": provider,
         "provider_card_id": provider_card_id,
     }
@@ -305,9 +308,9 @@ _PURCHASE_CARD = (
         ).outerjoin(
             _settlement,
             (_settlement.c.company_id == _cards.c.company_id)
-            & (_settlement.c.code == CompanyAccount.SETTLEMENT.value)
-            & (_settlement.c.owner_type == "company")
-            & (_settlement.c.owner_id == bindparam("owner_id", type_=String))
+            & (_settlement.c.code == bindparam("settlement_code", type_=String))
+            & (_settlement.c.owner_type == bindparam("settlement_owner_type", type_=String))
+            & (_settlement.c.owner_id == bindparam("settlement_owner_id", type_=String))
             & (_settlement.c.currency == _cards.c.currency),
         )
     )
